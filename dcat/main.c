@@ -1,0 +1,83 @@
+/*
+ * dcat: print dirigo streams as JSON Lines, or (-r) turn JSON Lines back
+ * into a stream.  See dcat(1).
+ */
+#include "convert.h"
+#include "diag.h"
+#include "stream.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <string.h>
+#include <unistd.h>
+
+static void usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+	        "usage: dcat [FILE...]        stream -> JSON Lines\n"
+	        "       dcat -r [FILE...]     JSON Lines -> stream\n");
+	exit(status);
+}
+
+static int to_stream(char **files, int n)
+{
+	struct stream_out *w = stream_out_new(stdout);
+	int status = EXIT_OK;
+	for (int i = 0; i < (n ? n : 1) && status == EXIT_OK; i++) {
+		const char *name = n ? files[i] : "-";
+		FILE *f = strcmp(name, "-") == 0 ? stdin : fopen(name, "r");
+		if (!f) {
+			warn("cannot open '%s': %s", name, strerror(errno));
+			status = EXIT_TROUBLE;
+			break;
+		}
+		status = json_to_stream(f, f == stdin ? "<stdin>" : name, w);
+		if (f != stdin)
+			fclose(f);
+	}
+	if (stream_out_free(w) < 0)
+		status = EXIT_TROUBLE;
+	return status;
+}
+
+static int to_json(char **files, int n)
+{
+	struct stream_in *in = stream_in_open((const char *const *)files, n);
+	struct record rec;
+	int r, status = EXIT_OK;
+	while ((r = stream_in_next(in, &rec)) > 0)
+		if (record_to_json(&rec, stdout) < 0) {
+			r = -1;
+			break;
+		}
+	if (r < 0)
+		status = EXIT_TROUBLE;
+	stream_in_close(in);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	diag_set_prog("dcat");
+	bool reverse = false;
+	static const struct option longopts[] = {
+		{ "reverse", no_argument, 0, 'r' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	int c;
+	while ((c = getopt_long(argc, argv, "rh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r': reverse = true; break;
+		case 'h': usage(EXIT_OK); break;
+		default: usage(EXIT_TROUBLE);
+		}
+	}
+	if (reverse && isatty(1)) {
+		warn("refusing to write a binary stream to a terminal; redirect the output");
+		return EXIT_TROUBLE;
+	}
+	int status = reverse ? to_stream(argv + optind, argc - optind)
+	                     : to_json(argv + optind, argc - optind);
+	return close_stdout(status);
+}

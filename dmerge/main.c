@@ -1,0 +1,76 @@
+/*
+ * dmerge: merge the traces of a reference and an optimized program into one
+ * equivalence obligation.  See dmerge(1).
+ */
+#include "diag.h"
+#include "merge.h"
+#include "stream.h"
+
+#include <getopt.h>
+
+static void usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+	        "usage: dmerge [-v] [REF.trace OPT.trace | -]\n"
+	        "       cat ref.trace opt.trace | dmerge > x.obl\n");
+	exit(status);
+}
+
+int main(int argc, char **argv)
+{
+	diag_set_prog("dmerge");
+	static const struct option longopts[] = {
+		{ "verbose", no_argument, 0, 'v' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	int c;
+	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'v': diag_set_verbose(true); break;
+		case 'h': usage(EXIT_OK); break;
+		default: usage(EXIT_TROUBLE);
+		}
+	}
+	struct stream_in *in = stream_in_open((const char *const *)argv + optind, argc - optind);
+	struct merge *m = merge_new();
+	struct stream_out *w = stream_out_new(stdout);
+	/* Records dmerge does not know pass through, after the obligation
+	 * (which can only be written once both traces are read). */
+	char *held = NULL;
+	size_t nheld = 0;
+	FILE *hf = open_memstream(&held, &nheld);
+	if (!hf)
+		die("out of memory");
+	struct stream_out *hw = stream_out_new(hf);
+	struct record rec;
+	int r, status = EXIT_OK;
+	size_t passed = 0;
+	while ((r = stream_in_next(in, &rec)) > 0) {
+		int t = merge_record(m, &rec);
+		if (t < 0) {
+			r = -1;
+			break;
+		}
+		if (t == 0) {
+			out_raw(hw, &rec);
+			passed++;
+		}
+	}
+	stream_out_free(hw);
+	fclose(hf);
+	if (r < 0)
+		status = EXIT_TROUBLE;
+	if (status == EXIT_OK && !merge_finish(m, w))
+		status = EXIT_TROUBLE;
+	if (status == EXIT_OK && passed) {
+		fflush(stdout);
+		fwrite(held, 1, nheld, stdout);
+	}
+	if (stream_out_free(w) < 0)
+		status = EXIT_TROUBLE;
+	free(held);
+	merge_free(m);
+	stream_in_close(in);
+	return close_stdout(status);
+}

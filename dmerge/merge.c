@@ -1,0 +1,375 @@
+/*
+ * merge.c: SSA construction over traced buffers and matching of the two
+ * programs' inputs and outputs (see merge.h and dmerge(1)).
+ *
+ * Each program is replayed event by event.  A buffer's current value is
+ * its latest SSA version; every event that changes it (host copy, memset,
+ * device copy, a launch that receives a pointer into it) makes a new
+ * version whose bytes outside the event's range come from the previous
+ * one.  Host-to-device copies are the program's inputs and device-to-host
+ * copies its outputs, matched between the programs by their order.
+ */
+#include "merge.h"
+#include "diag.h"
+
+#include <string.h>
+
+struct buffer {
+	uint64_t bytes;
+	uint32_t cur;               /* current value id */
+	bool live;
+	bool is_symbol;
+	uint32_t module;            /* trace module id (symbols) */
+	const char *symbol;
+};
+
+struct host_copy {              /* an h2d or d2h copy, for matching */
+	uint32_t value;             /* h2d: the new version; d2h: the version read */
+	uint64_t off, bytes;
+	const void *data;
+	size_t ndata;
+	const char *hash;
+	uint32_t buf;
+};
+
+struct prog {
+	const char *name;
+	VEC(struct buffer) bufs;
+	VEC(uint32_t) module_ids;   /* trace module id -> obligation module id */
+	VEC(struct host_copy) h2d;
+	VEC(struct host_copy) d2h;
+	bool ended;
+	int64_t status;
+};
+
+struct merge {
+	struct arena arena;
+	struct prog progs[2];
+	int nprogs;                 /* traces seen so far */
+	struct obligation ob;       /* being built (values, modules, launches) */
+	/* h2d values must point at shared inputs, known only at the end: they
+	 * are patched in merge_finish. */
+};
+
+struct merge *merge_new(void)
+{
+	struct merge *m = xcalloc(1, sizeof *m);
+	arena_init(&m->arena);
+	obligation_init(&m->ob);
+	return m;
+}
+
+void merge_free(struct merge *m)
+{
+	if (!m)
+		return;
+	for (int p = 0; p < 2; p++) {
+		VEC_FREE(m->progs[p].bufs);
+		VEC_FREE(m->progs[p].module_ids);
+		VEC_FREE(m->progs[p].h2d);
+		VEC_FREE(m->progs[p].d2h);
+	}
+	obligation_release(&m->ob);
+	arena_release(&m->arena);
+	free(m);
+}
+
+static uint32_t new_value(struct merge *m, int p, uint32_t buf, struct obl_value v)
+{
+	struct buffer *b = &m->progs[p].bufs.items[buf];
+	v.value = (uint32_t)m->ob.values.len;
+	v.prog = (uint32_t)p;
+	v.buf = buf;
+	v.bytes = b->bytes;
+	v.symbol = b->is_symbol ? b->symbol : NULL;
+	if (b->live) {
+		v.prev = b->cur;
+		v.version = m->ob.values.items[b->cur].version + 1;
+	} else {
+		v.prev = NO_VALUE;
+		v.version = 0;
+	}
+	VEC_PUSH(m->ob.values, v);
+	b->cur = v.value;
+	b->live = true;
+	return v.value;
+}
+
+static struct buffer *get_buf(struct prog *pr, const struct record *rec, uint32_t buf)
+{
+	if (buf >= pr->bufs.len || !pr->bufs.items[buf].live) {
+		rec_error(rec, "buffer %u is not allocated", buf);
+		return NULL;
+	}
+	return &pr->bufs.items[buf];
+}
+
+static bool in_range(const struct record *rec, const struct buffer *b, uint64_t off, uint64_t n)
+{
+	if (off > b->bytes || n > b->bytes - off) {
+		rec_error(rec, "range [%llu, +%llu) outside a buffer of %llu bytes",
+		          (unsigned long long)off, (unsigned long long)n, (unsigned long long)b->bytes);
+		return false;
+	}
+	return true;
+}
+
+static int take_alloc(struct merge *m, int p, const struct record *rec)
+{
+	struct trace_alloc a;
+	if (!trace_read_alloc(rec, &m->arena, &a))
+		return -1;
+	struct prog *pr = &m->progs[p];
+	if (a.buf != pr->bufs.len) {
+		rec_error(rec, "buffer %u allocated out of order (expected %zu)", a.buf, pr->bufs.len);
+		return -1;
+	}
+	struct buffer b = { .bytes = a.bytes, .is_symbol = a.kind == TA_SYMBOL,
+	                    .module = a.module, .symbol = a.symbol };
+	VEC_PUSH(pr->bufs, b);
+	struct obl_value v = { .def = VD_UNINIT };
+	new_value(m, p, a.buf, v);
+	return 1;
+}
+
+static int take_copy(struct merge *m, int p, const struct record *rec)
+{
+	struct trace_copy c;
+	if (!trace_read_copy(rec, &m->arena, &c))
+		return -1;
+	struct prog *pr = &m->progs[p];
+	struct buffer *b = get_buf(pr, rec, c.buf);
+	if (!b || !in_range(rec, b, c.off, c.bytes))
+		return -1;
+	if (c.dir == TC_H2D) {
+		struct obl_value v = { .def = VD_INPUT, .off = c.off, .len = c.bytes,
+		                       .input = (uint32_t)pr->h2d.len };
+		uint32_t id = new_value(m, p, c.buf, v);
+		struct host_copy h = { id, c.off, c.bytes, c.data, c.ndata, c.hash, c.buf };
+		VEC_PUSH(pr->h2d, h);
+	} else if (c.dir == TC_D2H) {
+		struct host_copy h = { b->cur, c.off, c.bytes, NULL, 0, NULL, c.buf };
+		VEC_PUSH(pr->d2h, h);
+	} else {
+		struct buffer *s = get_buf(pr, rec, c.src_buf);
+		if (!s || !in_range(rec, s, c.src_off, c.bytes))
+			return -1;
+		struct obl_value v = { .def = VD_COPY, .off = c.off, .len = c.bytes,
+		                       .src = s->cur, .src_off = c.src_off };
+		new_value(m, p, c.buf, v);
+	}
+	return 1;
+}
+
+static int take_memset(struct merge *m, int p, const struct record *rec)
+{
+	struct trace_memset s;
+	if (!trace_read_memset(rec, &m->arena, &s))
+		return -1;
+	struct buffer *b = get_buf(&m->progs[p], rec, s.buf);
+	if (!b || !in_range(rec, b, s.off, s.bytes))
+		return -1;
+	struct obl_value v = { .def = VD_MEMSET, .off = s.off, .len = s.bytes, .fill = s.value };
+	new_value(m, p, s.buf, v);
+	return 1;
+}
+
+static int take_module(struct merge *m, int p, const struct record *rec)
+{
+	struct trace_module tm;
+	if (!trace_read_module(rec, &m->arena, &tm))
+		return -1;
+	struct prog *pr = &m->progs[p];
+	while (pr->module_ids.len <= tm.module)
+		VEC_PUSH(pr->module_ids, NO_VALUE);
+	if (pr->module_ids.items[tm.module] != NO_VALUE) {
+		rec_error(rec, "module %u recorded twice", tm.module);
+		return -1;
+	}
+	struct obl_module om = { .module = (uint32_t)m->ob.modules.len, .prog = (uint32_t)p,
+	                         .ptx = tm.ptx, .ptxlen = tm.ptxlen, .hash = tm.hash };
+	pr->module_ids.items[tm.module] = om.module;
+	VEC_PUSH(m->ob.modules, om);
+	return 1;
+}
+
+static int take_launch(struct merge *m, int p, const struct record *rec)
+{
+	struct trace_launch tl;
+	if (!trace_read_launch(rec, &m->arena, &tl))
+		return -1;
+	struct prog *pr = &m->progs[p];
+	if (tl.module >= pr->module_ids.len || pr->module_ids.items[tl.module] == NO_VALUE) {
+		rec_error(rec, "launch of '%s' names module %u, which the trace does not hold",
+		          tl.kernel, tl.module);
+		return -1;
+	}
+	struct obl_launch l = {
+		.launch = (uint32_t)m->ob.launches.len, .prog = (uint32_t)p,
+		.module = pr->module_ids.items[tl.module], .kernel = tl.kernel,
+		.shmem = tl.shmem, .nargs = tl.nargs,
+	};
+	for (uint32_t s = 0; s < m->ob.launches.len; s++)
+		if (m->ob.launches.items[s].prog == (uint32_t)p)
+			l.seq++;
+	memcpy(l.grid, tl.grid, sizeof l.grid);
+	memcpy(l.block, tl.block, sizeof l.block);
+	l.args = ARENA_NEWN(&m->arena, struct obl_arg, tl.nargs);
+	/* Every buffer a pointer argument reaches gets one new version for the
+	 * whole launch, even when several arguments point into it. */
+	uint32_t *vin_of = ARENA_NEWN(&m->arena, uint32_t, pr->bufs.len + 1);
+	uint32_t *vout_of = ARENA_NEWN(&m->arena, uint32_t, pr->bufs.len + 1);
+	for (uint32_t i = 0; i < tl.nargs; i++) {
+		const struct trace_arg *ta = &tl.args[i];
+		struct obl_arg *a = &l.args[i];
+		a->param = ta->param;
+		a->size = ta->size;
+		a->raw = ta->raw;
+		if (ta->buf == TRACE_NO_BUF)
+			continue;
+		struct buffer *b = get_buf(pr, rec, ta->buf);
+		if (!b)
+			return -1;
+		if (!vout_of[ta->buf]) {
+			vin_of[ta->buf] = b->cur;
+			struct obl_value v = { .def = VD_LAUNCH, .launch = l.launch };
+			vout_of[ta->buf] = new_value(m, p, ta->buf, v) + 1;
+		}
+		a->is_ptr = true;
+		a->vin = vin_of[ta->buf];
+		a->vout = vout_of[ta->buf] - 1;
+		a->off = ta->off;
+	}
+	/* __constant__ and __device__ symbols of the kernel's module that the
+	 * host wrote: the launch reads their current versions. */
+	for (uint32_t b = 0; b < pr->bufs.len; b++) {
+		struct buffer *sb = &pr->bufs.items[b];
+		if (!sb->live || !sb->is_symbol || sb->module >= pr->module_ids.len ||
+		    pr->module_ids.items[sb->module] != l.module ||
+		    m->ob.values.items[sb->cur].def == VD_UNINIT)
+			continue;
+		struct obl_symref *ns = ARENA_NEWN(&m->arena, struct obl_symref, l.nsyms + 1);
+		if (l.nsyms)
+			memcpy(ns, l.syms, l.nsyms * sizeof *ns);
+		ns[l.nsyms].symbol = sb->symbol;
+		ns[l.nsyms].vin = sb->cur;
+		l.syms = ns;
+		l.nsyms++;
+	}
+	VEC_PUSH(m->ob.launches, l);
+	return 1;
+}
+
+int merge_record(struct merge *m, const struct record *rec)
+{
+	const char *t = rec->type;
+	if (strcmp(t, "header") == 0) {
+		if (!rec->stream_kind || strcmp(rec->stream_kind, TRACE_STREAM_KIND) != 0) {
+			rec_error(rec, "not a trace (stream '%s'); dmerge reads the traces of two programs",
+			          rec->stream_kind ? rec->stream_kind : "?");
+			return -1;
+		}
+		if (m->nprogs == 2) {
+			rec_error(rec, "a third trace; dmerge merges exactly two (reference, then optimized)");
+			return -1;
+		}
+		struct prog *pr = &m->progs[m->nprogs++];
+		pr->name = arena_strdup(&m->arena, rec->stream_name ? rec->stream_name :
+		                        m->nprogs == 1 ? "ref" : "opt");
+		return 1;
+	}
+	int p = m->nprogs - 1;
+	if (strcmp(t, "alloc") == 0) return take_alloc(m, p, rec);
+	if (strcmp(t, "copy") == 0) return take_copy(m, p, rec);
+	if (strcmp(t, "memset") == 0) return take_memset(m, p, rec);
+	if (strcmp(t, "module") == 0) return take_module(m, p, rec);
+	if (strcmp(t, "launch") == 0) return take_launch(m, p, rec);
+	if (strcmp(t, "free") == 0) {
+		struct trace_free f;
+		if (!trace_read_free(rec, &m->arena, &f) || !get_buf(&m->progs[p], rec, f.buf))
+			return -1;
+		m->progs[p].bufs.items[f.buf].live = false;
+		return 1;
+	}
+	if (strcmp(t, "end") == 0) {
+		struct trace_end e;
+		if (!trace_read_end(rec, &m->arena, &e))
+			return -1;
+		m->progs[p].ended = true;
+		m->progs[p].status = e.status;
+		return 1;
+	}
+	return 0;
+}
+
+bool merge_finish(struct merge *m, struct stream_out *w)
+{
+	struct prog *r = &m->progs[0], *o = &m->progs[1];
+	if (m->nprogs != 2) {
+		warn("need two traces (reference, then optimized), got %d", m->nprogs);
+		return false;
+	}
+	for (int p = 0; p < 2; p++) {
+		if (!m->progs[p].ended)
+			warn("warning: trace of '%s' has no end record (the program may have crashed)",
+			     m->progs[p].name);
+		else if (m->progs[p].status != 0)
+			warn("warning: '%s' exited with status %lld", m->progs[p].name,
+			     (long long)m->progs[p].status);
+	}
+	if (r->h2d.len != o->h2d.len) {
+		warn("programs do not match: '%s' copies %zu inputs to the device, '%s' copies %zu",
+		     r->name, r->h2d.len, o->name, o->h2d.len);
+		return false;
+	}
+	if (r->d2h.len != o->d2h.len) {
+		warn("programs do not match: '%s' copies %zu outputs back to the host, '%s' copies %zu",
+		     r->name, r->d2h.len, o->name, o->d2h.len);
+		return false;
+	}
+	if (r->d2h.len == 0) {
+		warn("the programs copy nothing back to the host: there are no outputs to compare");
+		return false;
+	}
+	for (size_t i = 0; i < r->h2d.len; i++) {
+		const struct host_copy *a = &r->h2d.items[i], *b = &o->h2d.items[i];
+		if (a->bytes != b->bytes) {
+			warn("programs do not match: input %zu is %llu bytes in '%s' but %llu bytes in '%s'",
+			     i, (unsigned long long)a->bytes, r->name, (unsigned long long)b->bytes, o->name);
+			return false;
+		}
+		if (a->hash && b->hash && strcmp(a->hash, b->hash) != 0)
+			note("input %zu holds different data in the two traces; inputs are symbolic, "
+			     "the reference's data is kept for replay", i);
+	}
+	for (size_t i = 0; i < r->d2h.len; i++) {
+		const struct host_copy *a = &r->d2h.items[i], *b = &o->d2h.items[i];
+		if (a->bytes != b->bytes) {
+			warn("programs do not match: output %zu is %llu bytes in '%s' but %llu bytes in '%s'",
+			     i, (unsigned long long)a->bytes, r->name, (unsigned long long)b->bytes, o->name);
+			return false;
+		}
+	}
+	obl_write_start(w, r->name, o->name);
+	for (size_t i = 0; i < r->h2d.len; i++) {
+		const struct host_copy *a = &r->h2d.items[i];
+		struct obl_input in = { .input = (uint32_t)i, .bytes = a->bytes,
+		                        .data = a->data, .ndata = a->ndata };
+		obl_write_input(w, &in);
+	}
+	for (size_t i = 0; i < m->ob.modules.len; i++)
+		obl_write_module(w, &m->ob.modules.items[i]);
+	for (size_t i = 0; i < m->ob.values.len; i++)
+		obl_write_value(w, &m->ob.values.items[i]);
+	for (size_t i = 0; i < m->ob.launches.len; i++)
+		obl_write_launch(w, &m->ob.launches.items[i]);
+	for (size_t i = 0; i < r->d2h.len; i++) {
+		struct obl_output out = {
+			.output = (uint32_t)i, .bytes = r->d2h.items[i].bytes,
+			.value = { r->d2h.items[i].value, o->d2h.items[i].value },
+			.off = { r->d2h.items[i].off, o->d2h.items[i].off },
+		};
+		obl_write_output(w, &out);
+	}
+	return true;
+}

@@ -1,0 +1,29 @@
+/*
+ * merge.h: turning two traces into one obligation (the work of dmerge).
+ *
+ * Feed every record of the input to merge_record, in order; the first
+ * trace is the reference (prog 0), the second the optimized program
+ * (prog 1).  merge_finish matches inputs and outputs by order, checks
+ * their sizes, and writes the obligation.
+ */
+#ifndef DMERGE_MERGE_H
+#define DMERGE_MERGE_H
+
+#include <stdbool.h>
+
+#include "obligation.h"
+#include "stream.h"
+#include "trace.h"
+
+struct merge;
+
+struct merge *merge_new(void);
+void merge_free(struct merge *m);      /* NULL ok */
+/* 1: consumed; 0: not a trace record (pass it through); -1: bad input
+ * (message printed). */
+int  merge_record(struct merge *m, const struct record *rec);
+/* Writes the obligation; false after a message saying why the two programs
+ * cannot be matched. */
+bool merge_finish(struct merge *m, struct stream_out *w);
+
+#endif

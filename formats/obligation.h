@@ -1,0 +1,133 @@
+/*
+ * obligation.h: records of an obligation stream (dirigo-obligation(5)),
+ * written by dmerge, read by dexec, dcheck and dreplay.
+ *
+ * An obligation holds two programs (prog 0: the reference, the first trace;
+ * prog 1: the optimized program, the second trace) in SSA form over shared
+ * inputs, and the pairs of outputs that must be equal.
+ *
+ * Values: every state a buffer goes through is a value (an SSA version),
+ * with a unique id across both programs.  A value is defined by one event,
+ * and bytes outside the event's range [off, off+len) come from prev (the
+ * version before), or are uninitialised when there is none:
+ *   uninit  a fresh allocation
+ *   input   bytes [off, off+len) hold shared input 'input'
+ *   memset  bytes [off, off+len) hold the byte 'fill'
+ *   copy    bytes [off, off+len) hold value 'src' from byte 'src_off'
+ *   launch  launch 'launch' may have written anywhere (its write set, from
+ *           dexec, says where); the rest is prev
+ */
+#ifndef DIRIGO_FORMATS_OBLIGATION_H
+#define DIRIGO_FORMATS_OBLIGATION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "stream.h"
+
+#define NO_VALUE UINT32_MAX
+
+struct obl_input {                  /* "input" */
+	uint32_t input;
+	uint64_t bytes;
+	const char *name;               /* NULL if unnamed */
+	const void *data;               /* original bytes, or NULL if not kept */
+	size_t ndata;
+};
+
+enum value_def { VD_UNINIT, VD_INPUT, VD_MEMSET, VD_COPY, VD_LAUNCH };
+
+struct obl_value {                  /* "value" */
+	uint32_t value, prog, buf, version;
+	uint64_t bytes;
+	enum value_def def;
+	uint32_t prev;                  /* NO_VALUE if none */
+	uint64_t off, len;              /* range of input/memset/copy */
+	uint32_t input;                 /* input */
+	uint8_t fill;                   /* memset */
+	uint32_t src;                   /* copy */
+	uint64_t src_off;
+	uint32_t launch;                /* launch */
+	const char *symbol;             /* buffer backs a __constant__/__device__ symbol */
+};
+
+struct obl_module {                 /* "module" */
+	uint32_t module, prog;
+	const char *ptx;                /* NUL-terminated */
+	size_t ptxlen;
+	const char *hash;
+};
+
+struct obl_arg {
+	const char *param;
+	uint32_t size;
+	const void *raw;                /* size bytes, little-endian */
+	bool is_ptr;                    /* points into a buffer: */
+	uint32_t vin, vout;             /* its value before and after the launch */
+	uint64_t off;                   /* byte offset into the buffer */
+};
+
+struct obl_symref {                 /* a module symbol's buffer at launch time */
+	const char *symbol;
+	uint32_t vin;
+};
+
+struct obl_launch {                 /* "launch" */
+	uint32_t launch, prog, module;
+	uint32_t seq;                   /* index among the program's launches */
+	const char *kernel;
+	uint64_t grid[3], block[3], shmem;
+	struct obl_arg *args;   uint32_t nargs;
+	struct obl_symref *syms; uint32_t nsyms;
+};
+
+struct obl_output {                 /* "output" */
+	uint32_t output;
+	uint64_t bytes;
+	const char *name;
+	uint32_t value[2];              /* per program */
+	uint64_t off[2];
+};
+
+const char *value_def_name(enum value_def d);
+
+void obl_write_input(struct stream_out *w, const struct obl_input *r);
+void obl_write_value(struct stream_out *w, const struct obl_value *r);
+void obl_write_module(struct stream_out *w, const struct obl_module *r);
+void obl_write_launch(struct stream_out *w, const struct obl_launch *r);
+void obl_write_output(struct stream_out *w, const struct obl_output *r);
+
+/* Readers: fill *r from rec (strings and arrays in arena a); false after
+ * printing what is wrong with the record. */
+bool obl_read_input(const struct record *rec, struct arena *a, struct obl_input *r);
+bool obl_read_value(const struct record *rec, struct arena *a, struct obl_value *r);
+bool obl_read_module(const struct record *rec, struct arena *a, struct obl_module *r);
+bool obl_read_launch(const struct record *rec, struct arena *a, struct obl_launch *r);
+bool obl_read_output(const struct record *rec, struct arena *a, struct obl_output *r);
+
+/* The whole obligation, indexed by id, as dexec/dcheck/dreplay load it. */
+struct obligation {
+	struct arena arena;
+	const char *names[2];
+	VEC(struct obl_input) inputs;
+	VEC(struct obl_value) values;
+	VEC(struct obl_module) modules;
+	VEC(struct obl_launch) launches;
+	VEC(struct obl_output) outputs;
+};
+
+void obligation_init(struct obligation *o);
+void obligation_release(struct obligation *o);
+/* If rec is an obligation record (or the "obligation" record), stores it and
+ * returns 1; returns 0 for other records, -1 for a bad record.  Ids must be
+ * dense and in order (input i is the i-th input record, ...). */
+int  obligation_take(struct obligation *o, const struct record *rec);
+/* Checks references between records (values, launches, modules, outputs);
+ * false after printing what is wrong, naming 'file'. */
+bool obligation_check(const struct obligation *o, const char *file);
+
+
+/* Starts an obligation stream: the header (stream "obligation") and the
+ * "obligation" record naming the two programs. */
+void obl_write_start(struct stream_out *w, const char *ref, const char *opt);
+#endif

@@ -1,0 +1,207 @@
+/*
+ * symbolic.c: encode and decode the records of dirigo-symbolic(5).
+ *
+ * A "writes" record carries its own expression table ("exprs", see
+ * formats/exprs.c); each write names its dom/addr/val by index into it.
+ */
+#include "symbolic.h"
+#include "exprs.h"
+#include "obligation.h"
+
+#include <string.h>
+
+void sym_write_writes(struct stream_out *w, const struct sym_writes *r)
+{
+	struct etable *t = etable_new();
+	uint32_t (*idx)[3] = xcalloc(r->nwrites ? r->nwrites : 1, sizeof *idx);
+	for (uint32_t i = 0; i < r->nwrites; i++) {
+		idx[i][0] = etable_add(t, r->writes[i].dom);
+		idx[i][1] = etable_add(t, r->writes[i].addr);
+		idx[i][2] = etable_add(t, r->writes[i].val);
+	}
+	out_begin(w, "writes");
+	out_ku64(w, "launch", r->launch);
+	out_ku64(w, "prog", r->prog);
+	out_kstr(w, "kernel", r->kernel);
+	out_ku64(w, "bundles", r->bundles);
+	out_kf64(w, "ms", r->ms);
+	out_key(w, "exprs");
+	exprs_write(w, t);
+	out_key(w, "writes");
+	out_array_begin(w);
+	for (uint32_t i = 0; i < r->nwrites; i++) {
+		const struct sym_write *x = &r->writes[i];
+		out_map_begin(w);
+		out_ku64(w, "value", x->value);
+		out_ku64(w, "dom", idx[i][0]);
+		out_ku64(w, "addr", idx[i][1]);
+		out_ku64(w, "val", idx[i][2]);
+		out_kstr(w, "type", etype_name(x->et));
+		out_ku64(w, "seq", x->seq);
+		out_ku64(w, "line", x->line);
+		if (x->src_line)
+			out_ku64(w, "src_line", x->src_line);
+		out_map_end(w);
+	}
+	out_array_end(w);
+	out_end(w);
+	free(idx);
+	etable_free(t);
+}
+
+void sym_write_finding(struct stream_out *w, const struct sym_finding *r)
+{
+	out_begin(w, "finding");
+	out_kstr(w, "class", r->cls);
+	out_ku64(w, "prog", r->prog);
+	out_ku64(w, "launch", r->launch);
+	out_kstr(w, "kernel", r->kernel);
+	if (r->line)
+		out_ku64(w, "line", r->line);
+	if (r->src_file)
+		out_kstr(w, "src_file", r->src_file);
+	if (r->src_line)
+		out_ku64(w, "src_line", r->src_line);
+	if (r->has_thread) {
+		uint64_t t[3] = { r->tid[0], r->tid[1], r->tid[2] };
+		uint64_t c[3] = { r->ctaid[0], r->ctaid[1], r->ctaid[2] };
+		out_ku64x3(w, "tid", t);
+		out_ku64x3(w, "ctaid", c);
+	}
+	if (r->has_addr) {
+		if (r->value != NO_VALUE)
+			out_ku64(w, "value", r->value);
+		out_ki64(w, "off", r->off);
+	}
+	out_kstr(w, "message", r->message);
+	out_end(w);
+}
+
+void sym_write_unsupported(struct stream_out *w, const struct sym_unsupported *r)
+{
+	out_begin(w, "unsupported");
+	out_ku64(w, "prog", r->prog);
+	out_ku64(w, "launch", r->launch);
+	out_kstr(w, "kernel", r->kernel);
+	if (r->line)
+		out_ku64(w, "line", r->line);
+	out_kstr(w, "what", r->what);
+	out_kstr(w, "message", r->message);
+	out_end(w);
+}
+
+static bool idx_of(const msgpack_object *m, const char *key, uint32_t n, uint32_t *out)
+{
+	uint64_t v;
+	if (!obj_u64(obj_get(m, key), &v) || v >= n)
+		return false;
+	*out = (uint32_t)v;
+	return true;
+}
+
+bool sym_read_writes(const struct record *rec, struct ectx *cx, struct arena *a, struct sym_writes *r)
+{
+	bool ok = true;
+	memset(r, 0, sizeof *r);
+	r->launch = (uint32_t)rec_u64(rec, "launch", &ok);
+	r->prog = (uint32_t)rec_u64(rec, "prog", &ok);
+	r->kernel = rec_str(rec, "kernel", a, &ok);
+	r->bundles = (uint32_t)rec_u64_opt(rec, "bundles", 0, &ok);
+	const msgpack_object *ms = rec_get(rec, "ms");
+	if (ms)
+		obj_f64(ms, &r->ms);
+	const msgpack_object *ex = rec_get(rec, "exprs");
+	uint32_t nw;
+	const msgpack_object *ws = rec_array(rec, "writes", &nw, &ok);
+	if (!ok)
+		return false;
+	if (!ex) {
+		rec_error(rec, "field 'exprs' missing");
+		return false;
+	}
+	char err[256];
+	uint32_t ne;
+	const struct expr **nodes = exprs_read(cx, ex, a, &ne, err, sizeof err);
+	if (!nodes) {
+		rec_error(rec, "exprs: %s", err);
+		return false;
+	}
+	r->writes = ARENA_NEWN(a, struct sym_write, nw);
+	r->nwrites = nw;
+	for (uint32_t i = 0; i < nw; i++) {
+		const msgpack_object *m = &ws[i];
+		struct sym_write *x = &r->writes[i];
+		uint32_t d, ad, v;
+		uint64_t value, seq = 0, line = 0, sl = 0;
+		const msgpack_object *ty = obj_get(m, "type");
+		char tname[16] = "";
+		if (ty && ty->type == MSGPACK_OBJECT_STR && ty->via.str.size < sizeof tname)
+			memcpy(tname, ty->via.str.ptr, ty->via.str.size);
+		if (!obj_u64(obj_get(m, "value"), &value) || value > UINT32_MAX ||
+		    !idx_of(m, "dom", ne, &d) || !idx_of(m, "addr", ne, &ad) || !idx_of(m, "val", ne, &v) ||
+		    (x->et = etype_parse(tname)) == ET_NONE) {
+			rec_error(rec, "write %u is malformed (value, dom, addr, val, type)", i);
+			return false;
+		}
+		obj_u64(obj_get(m, "seq"), &seq);
+		obj_u64(obj_get(m, "line"), &line);
+		obj_u64(obj_get(m, "src_line"), &sl);
+		x->value = (uint32_t)value;
+		x->dom = nodes[d];
+		x->addr = nodes[ad];
+		x->val = nodes[v];
+		x->seq = (uint32_t)seq;
+		x->line = (uint32_t)line;
+		x->src_line = (uint32_t)sl;
+		if (SORT_KIND(x->dom->sort) != SK_BOOL || x->addr->sort != SORT_BV(64) ||
+		    x->val->sort != etype_sort(x->et)) {
+			rec_error(rec, "write %u: expressions of the wrong sort", i);
+			return false;
+		}
+	}
+	return true;
+}
+
+bool sym_read_finding(const struct record *rec, struct arena *a, struct sym_finding *r)
+{
+	bool ok = true;
+	memset(r, 0, sizeof *r);
+	r->cls = rec_str(rec, "class", a, &ok);
+	r->prog = (uint32_t)rec_u64(rec, "prog", &ok);
+	r->launch = (uint32_t)rec_u64(rec, "launch", &ok);
+	r->kernel = rec_str(rec, "kernel", a, &ok);
+	r->line = (uint32_t)rec_u64_opt(rec, "line", 0, &ok);
+	r->src_file = rec_str_opt(rec, "src_file", a, &ok);
+	r->src_line = (uint32_t)rec_u64_opt(rec, "src_line", 0, &ok);
+	r->message = rec_str(rec, "message", a, &ok);
+	r->value = (uint32_t)rec_u64_opt(rec, "value", NO_VALUE, &ok);
+	const msgpack_object *off = rec_get(rec, "off");
+	if (off && obj_i64(off, &r->off))
+		r->has_addr = true;
+	const msgpack_object *tid = rec_get(rec, "tid"), *ct = rec_get(rec, "ctaid");
+	if (tid && ct && tid->type == MSGPACK_OBJECT_ARRAY && ct->type == MSGPACK_OBJECT_ARRAY &&
+	    tid->via.array.size == 3 && ct->via.array.size == 3) {
+		r->has_thread = true;
+		for (int i = 0; i < 3; i++) {
+			uint64_t x = 0, y = 0;
+			if (!obj_u64(&tid->via.array.ptr[i], &x) || !obj_u64(&ct->via.array.ptr[i], &y))
+				r->has_thread = false;
+			r->tid[i] = (uint32_t)x;
+			r->ctaid[i] = (uint32_t)y;
+		}
+	}
+	return ok;
+}
+
+bool sym_read_unsupported(const struct record *rec, struct arena *a, struct sym_unsupported *r)
+{
+	bool ok = true;
+	memset(r, 0, sizeof *r);
+	r->prog = (uint32_t)rec_u64(rec, "prog", &ok);
+	r->launch = (uint32_t)rec_u64(rec, "launch", &ok);
+	r->kernel = rec_str(rec, "kernel", a, &ok);
+	r->line = (uint32_t)rec_u64_opt(rec, "line", 0, &ok);
+	r->what = rec_str(rec, "what", a, &ok);
+	r->message = rec_str(rec, "message", a, &ok);
+	return ok;
+}

@@ -1,0 +1,82 @@
+/*
+ * diag.c: messages for people on stderr, exit statuses (see diag.h).
+ */
+#include "diag.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *prog = "dirigo";
+static bool verbose;
+
+void diag_set_prog(const char *name)
+{
+	const char *slash = strrchr(name, '/');
+	prog = slash ? slash + 1 : name;
+}
+
+const char *diag_prog(void) { return prog; }
+void diag_set_verbose(bool on) { verbose = on; }
+bool diag_verbose(void) { return verbose; }
+
+static void vmsg(const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+	exit(EXIT_TROUBLE);
+}
+
+void note(const char *fmt, ...)
+{
+	if (!verbose && !isatty(2))
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+}
+
+static int rank(int s)
+{
+	switch (s) {
+	case EXIT_TROUBLE: return 3;
+	case EXIT_BUG: return 2;
+	case EXIT_UNDECIDED: return 1;
+	default: return 0;
+	}
+}
+
+int exit_worst(int a, int b)
+{
+	return rank(a) >= rank(b) ? a : b;
+}
+
+int close_stdout(int status)
+{
+	if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+		warn("write error on standard output: %s", strerror(errno));
+		return EXIT_TROUBLE;
+	}
+	return status;
+}

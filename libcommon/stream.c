@@ -1,0 +1,630 @@
+/*
+ * stream.c: reading and writing dirigo record streams over msgpack-c
+ * (see stream.h).
+ *
+ * Reading: msgpack_unpacker over each input in turn.  Every record is
+ * validated before the caller sees it: a map, at most STREAM_MAX_DEPTH
+ * deep, with a string "t"; the first record of every input is a header of
+ * format "dirigo" whose version is not newer than ours.  Pass-through
+ * re-packs the parsed object: the same values and types (str/bin, float
+ * widths, ext), with integers in their shortest encoding.
+ *
+ * Writing: a stack of frames, each an sbuffer with an item count, so maps
+ * and arrays are counted as they are built; out_end writes the record in
+ * one piece.
+ */
+#include "stream.h"
+#include "diag.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- reading ------------------------------------------------------------ */
+
+struct stream_in {
+	const char *const *paths;
+	int npaths, cur;              /* cur: index of the open input, -1 none */
+	FILE *f;
+	const char *name;
+	msgpack_unpacker up;
+	msgpack_unpacked res;
+	bool eof;                     /* current file fully read into unpacker */
+	size_t index;                 /* records read from current input */
+	bool seen_header;
+	char *type;                   /* copy of "t" of the current record */
+	char *kind, *sname;           /* of the last header */
+};
+
+struct stream_in *stream_in_open(const char *const *paths, int npaths)
+{
+	struct stream_in *in = xcalloc(1, sizeof *in);
+	static const char *const stdin_only[] = { "-" };
+	in->paths = npaths ? paths : stdin_only;
+	in->npaths = npaths ? npaths : 1;
+	in->cur = -1;
+	if (!msgpack_unpacker_init(&in->up, 1 << 16))
+		die("out of memory");
+	msgpack_unpacked_init(&in->res);
+	return in;
+}
+
+static void close_current(struct stream_in *in)
+{
+	if (in->f && in->f != stdin)
+		fclose(in->f);
+	in->f = NULL;
+}
+
+void stream_in_close(struct stream_in *in)
+{
+	if (!in)
+		return;
+	close_current(in);
+	msgpack_unpacked_destroy(&in->res);
+	msgpack_unpacker_destroy(&in->up);
+	free(in->type);
+	free(in->kind);
+	free(in->sname);
+	free(in);
+}
+
+static void in_error(const struct stream_in *in, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void in_error(const struct stream_in *in, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: %s: record %zu: ", diag_prog(), in->name, in->index);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int open_next(struct stream_in *in)
+{
+	close_current(in);
+	in->cur++;
+	if (in->cur >= in->npaths)
+		return 0;
+	in->name = in->paths[in->cur];
+	if (strcmp(in->name, "-") == 0) {
+		in->f = stdin;
+		in->name = "<stdin>";
+	} else if (!(in->f = fopen(in->name, "rb"))) {
+		warn("cannot open '%s': %s", in->name, strerror(errno));
+		return -1;
+	}
+	msgpack_unpacker_destroy(&in->up);
+	if (!msgpack_unpacker_init(&in->up, 1 << 16))
+		die("out of memory");
+	in->eof = false;
+	in->index = 0;
+	in->seen_header = false;
+	return 1;
+}
+
+static bool check_depth(const msgpack_object *o, int depth)
+{
+	if (depth > STREAM_MAX_DEPTH)
+		return false;
+	if (o->type == MSGPACK_OBJECT_ARRAY) {
+		for (uint32_t i = 0; i < o->via.array.size; i++)
+			if (!check_depth(&o->via.array.ptr[i], depth + 1))
+				return false;
+	} else if (o->type == MSGPACK_OBJECT_MAP) {
+		for (uint32_t i = 0; i < o->via.map.size; i++)
+			if (!check_depth(&o->via.map.ptr[i].key, depth + 1) ||
+			    !check_depth(&o->via.map.ptr[i].val, depth + 1))
+				return false;
+	}
+	return true;
+}
+
+const msgpack_object *obj_get(const msgpack_object *map, const char *key)
+{
+	if (!map || map->type != MSGPACK_OBJECT_MAP)
+		return NULL;
+	size_t klen = strlen(key);
+	for (uint32_t i = 0; i < map->via.map.size; i++) {
+		const msgpack_object *k = &map->via.map.ptr[i].key;
+		if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == klen &&
+		    memcmp(k->via.str.ptr, key, klen) == 0)
+			return &map->via.map.ptr[i].val;
+	}
+	return NULL;
+}
+
+static char *str_copy(const msgpack_object *o)
+{
+	char *s = xmalloc(o->via.str.size + 1);
+	memcpy(s, o->via.str.ptr, o->via.str.size);
+	s[o->via.str.size] = 0;
+	return s;
+}
+
+/* Validates the unpacked object as a record; fills rec. */
+static int accept_record(struct stream_in *in, struct record *rec)
+{
+	const msgpack_object *o = &in->res.data;
+	if (o->type != MSGPACK_OBJECT_MAP) {
+		in_error(in, "not a record (a MessagePack map expected)");
+		return -1;
+	}
+	if (!check_depth(o, 0)) {
+		in_error(in, "nested more than %d levels deep", STREAM_MAX_DEPTH);
+		return -1;
+	}
+	const msgpack_object *t = obj_get(o, "t");
+	if (!t || t->type != MSGPACK_OBJECT_STR || t->via.str.size == 0 ||
+	    memchr(t->via.str.ptr, 0, t->via.str.size)) {
+		in_error(in, "record has no type field \"t\"");
+		return -1;
+	}
+	free(in->type);
+	in->type = str_copy(t);
+	if (strcmp(in->type, "header") == 0) {
+		const msgpack_object *f = obj_get(o, "format");
+		const msgpack_object *v = obj_get(o, "version");
+		const msgpack_object *k = obj_get(o, "stream");
+		uint64_t ver;
+		if (!obj_is_str(f, "dirigo")) {
+			in_error(in, "not a dirigo stream (header format is not \"dirigo\")");
+			return -1;
+		}
+		if (!obj_u64(v, &ver)) {
+			in_error(in, "header has no version");
+			return -1;
+		}
+		if (ver > DIRIGO_FORMAT_VERSION) {
+			in_error(in, "stream format version %llu is newer than this %s understands (%d); "
+			         "upgrade dirigo", (unsigned long long)ver, diag_prog(), DIRIGO_FORMAT_VERSION);
+			return -1;
+		}
+		if (!k || k->type != MSGPACK_OBJECT_STR) {
+			in_error(in, "header has no stream kind");
+			return -1;
+		}
+		free(in->kind);
+		in->kind = str_copy(k);
+		free(in->sname);
+		const msgpack_object *nm = obj_get(o, "name");
+		in->sname = nm && nm->type == MSGPACK_OBJECT_STR ? str_copy(nm) : NULL;
+		in->seen_header = true;
+	} else if (!in->seen_header) {
+		in_error(in, "stream does not start with a header record (got \"%s\")", in->type);
+		return -1;
+	}
+	rec->obj = o;
+	rec->type = in->type;
+	rec->file = in->name;
+	rec->index = in->index;
+	rec->stream_kind = in->kind;
+	rec->stream_name = in->sname;
+	return 1;
+}
+
+int stream_in_next(struct stream_in *in, struct record *rec)
+{
+	for (;;) {
+		if (in->cur < 0 || in->cur >= in->npaths || (!in->f && in->cur >= 0)) {
+			int r = open_next(in);
+			if (r <= 0)
+				return r;
+		}
+		msgpack_unpack_return ret = msgpack_unpacker_next(&in->up, &in->res);
+		if (ret == MSGPACK_UNPACK_SUCCESS) {
+			if (accept_record(in, rec) < 0)
+				return -1;
+			in->index++;
+			return 1;
+		}
+		if (ret == MSGPACK_UNPACK_PARSE_ERROR) {
+			in_error(in, "malformed MessagePack data");
+			return -1;
+		}
+		if (ret == MSGPACK_UNPACK_NOMEM_ERROR) {
+			in_error(in, "record too large");
+			return -1;
+		}
+		/* CONTINUE: need more bytes */
+		if (in->eof) {
+			if (msgpack_unpacker_message_size(&in->up) > 0 ||
+			    in->up.used > in->up.off) {
+				in_error(in, "truncated record at end of input");
+				return -1;
+			}
+			if (in->index == 0) {
+				warn("%s: empty input (no header record)", in->name);
+				return -1;
+			}
+			close_current(in);
+			continue;
+		}
+		if (msgpack_unpacker_message_size(&in->up) > STREAM_MAX_RECORD) {
+			in_error(in, "record larger than %u bytes", STREAM_MAX_RECORD);
+			return -1;
+		}
+		if (!msgpack_unpacker_reserve_buffer(&in->up, 1 << 16))
+			die("out of memory");
+		size_t n = fread(msgpack_unpacker_buffer(&in->up), 1,
+		                 msgpack_unpacker_buffer_capacity(&in->up), in->f);
+		if (n == 0) {
+			if (ferror(in->f)) {
+				warn("read error on '%s': %s", in->name, strerror(errno));
+				return -1;
+			}
+			in->eof = true;
+		}
+		msgpack_unpacker_buffer_consumed(&in->up, n);
+	}
+}
+
+void rec_error(const struct record *rec, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: %s: record %zu (%s): ", diag_prog(), rec->file, rec->index, rec->type);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+const msgpack_object *rec_get(const struct record *rec, const char *key)
+{
+	return obj_get(rec->obj, key);
+}
+
+bool obj_u64(const msgpack_object *o, uint64_t *v)
+{
+	if (!o)
+		return false;
+	if (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER) {
+		*v = o->via.u64;
+		return true;
+	}
+	return false;
+}
+
+bool obj_i64(const msgpack_object *o, int64_t *v)
+{
+	if (!o)
+		return false;
+	if (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER && o->via.u64 <= INT64_MAX) {
+		*v = (int64_t)o->via.u64;
+		return true;
+	}
+	if (o->type == MSGPACK_OBJECT_NEGATIVE_INTEGER) {
+		*v = o->via.i64;
+		return true;
+	}
+	return false;
+}
+
+bool obj_f64(const msgpack_object *o, double *v)
+{
+	if (!o)
+		return false;
+	switch (o->type) {
+	case MSGPACK_OBJECT_FLOAT32:
+	case MSGPACK_OBJECT_FLOAT64: *v = o->via.f64; return true;
+	case MSGPACK_OBJECT_POSITIVE_INTEGER: *v = (double)o->via.u64; return true;
+	case MSGPACK_OBJECT_NEGATIVE_INTEGER: *v = (double)o->via.i64; return true;
+	default: return false;
+	}
+}
+
+bool obj_is_str(const msgpack_object *o, const char *s)
+{
+	size_t n = strlen(s);
+	return o && o->type == MSGPACK_OBJECT_STR && o->via.str.size == n &&
+	       memcmp(o->via.str.ptr, s, n) == 0;
+}
+
+const char *obj_strdup(const msgpack_object *o, struct arena *a)
+{
+	if (!o || o->type != MSGPACK_OBJECT_STR)
+		return NULL;
+	return arena_strndup(a, o->via.str.ptr, o->via.str.size);
+}
+
+static const msgpack_object *need(const struct record *rec, const char *key, bool *ok)
+{
+	const msgpack_object *o = rec_get(rec, key);
+	if (!o) {
+		rec_error(rec, "field '%s' missing", key);
+		*ok = false;
+	}
+	return o;
+}
+
+static void wrong(const struct record *rec, const char *key, const char *what, bool *ok)
+{
+	rec_error(rec, "field '%s' is not %s", key, what);
+	*ok = false;
+}
+
+uint64_t rec_u64(const struct record *rec, const char *key, bool *ok)
+{
+	uint64_t v = 0;
+	const msgpack_object *o = need(rec, key, ok);
+	if (o && !obj_u64(o, &v))
+		wrong(rec, key, "an unsigned integer", ok);
+	return v;
+}
+
+uint64_t rec_u64_opt(const struct record *rec, const char *key, uint64_t dflt, bool *ok)
+{
+	const msgpack_object *o = rec_get(rec, key);
+	uint64_t v = dflt;
+	if (o && !obj_u64(o, &v))
+		wrong(rec, key, "an unsigned integer", ok);
+	return v;
+}
+
+int64_t rec_i64(const struct record *rec, const char *key, bool *ok)
+{
+	int64_t v = 0;
+	const msgpack_object *o = need(rec, key, ok);
+	if (o && !obj_i64(o, &v))
+		wrong(rec, key, "an integer", ok);
+	return v;
+}
+
+double rec_f64(const struct record *rec, const char *key, bool *ok)
+{
+	double v = 0;
+	const msgpack_object *o = need(rec, key, ok);
+	if (o && !obj_f64(o, &v))
+		wrong(rec, key, "a number", ok);
+	return v;
+}
+
+const char *rec_str(const struct record *rec, const char *key, struct arena *a, bool *ok)
+{
+	const msgpack_object *o = need(rec, key, ok);
+	if (!o)
+		return NULL;
+	const char *s = obj_strdup(o, a);
+	if (!s)
+		wrong(rec, key, "a string", ok);
+	return s;
+}
+
+const char *rec_str_opt(const struct record *rec, const char *key, struct arena *a, bool *ok)
+{
+	const msgpack_object *o = rec_get(rec, key);
+	if (!o || o->type == MSGPACK_OBJECT_NIL)
+		return NULL;
+	const char *s = obj_strdup(o, a);
+	if (!s)
+		wrong(rec, key, "a string", ok);
+	return s;
+}
+
+static const void *bin_of(const struct record *rec, const msgpack_object *o, const char *key,
+                          struct arena *a, size_t *len, bool *ok)
+{
+	if (o->type == MSGPACK_OBJECT_BIN) {
+		*len = o->via.bin.size;
+		return arena_memdup(a, o->via.bin.ptr, o->via.bin.size);
+	}
+	if (o->type == MSGPACK_OBJECT_STR) {
+		*len = o->via.str.size;
+		return arena_strndup(a, o->via.str.ptr, o->via.str.size);
+	}
+	wrong(rec, key, "binary data", ok);
+	return NULL;
+}
+
+const void *rec_bin(const struct record *rec, const char *key, struct arena *a, size_t *len, bool *ok)
+{
+	*len = 0;
+	const msgpack_object *o = need(rec, key, ok);
+	return o ? bin_of(rec, o, key, a, len, ok) : NULL;
+}
+
+const void *rec_bin_opt(const struct record *rec, const char *key, struct arena *a, size_t *len, bool *ok)
+{
+	*len = 0;
+	const msgpack_object *o = rec_get(rec, key);
+	return o && o->type != MSGPACK_OBJECT_NIL ? bin_of(rec, o, key, a, len, ok) : NULL;
+}
+
+const msgpack_object *rec_array(const struct record *rec, const char *key, uint32_t *n, bool *ok)
+{
+	*n = 0;
+	const msgpack_object *o = need(rec, key, ok);
+	if (!o)
+		return NULL;
+	if (o->type != MSGPACK_OBJECT_ARRAY) {
+		wrong(rec, key, "an array", ok);
+		return NULL;
+	}
+	*n = o->via.array.size;
+	return o->via.array.ptr;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+struct frame {
+	msgpack_sbuffer buf;
+	msgpack_packer pk;
+	size_t items;
+	bool is_map;
+};
+
+struct stream_out {
+	FILE *f;
+	struct frame *frames;
+	int depth, cap;
+	bool failed;
+};
+
+struct stream_out *stream_out_new(FILE *f)
+{
+	struct stream_out *w = xcalloc(1, sizeof *w);
+	w->f = f;
+	return w;
+}
+
+int stream_out_free(struct stream_out *w)
+{
+	if (!w)
+		return 0;
+	int r = w->failed ? -1 : 0;
+	if (fflush(w->f) != 0 && !w->failed) {
+		warn("write error: %s", strerror(errno));
+		r = -1;
+	}
+	for (int i = 0; i < w->cap; i++)
+		msgpack_sbuffer_destroy(&w->frames[i].buf);
+	free(w->frames);
+	free(w);
+	return r;
+}
+
+static struct frame *top(struct stream_out *w)
+{
+	if (w->depth == 0)
+		die("internal error: record field written outside a record");
+	return &w->frames[w->depth - 1];
+}
+
+static void push(struct stream_out *w, bool is_map)
+{
+	if (w->depth == w->cap) {
+		int ncap = w->cap ? 2 * w->cap : 8;
+		w->frames = xrealloc(w->frames, (size_t)ncap * sizeof *w->frames);
+		for (int i = w->cap; i < ncap; i++)
+			msgpack_sbuffer_init(&w->frames[i].buf);
+		w->cap = ncap;
+	}
+	struct frame *fr = &w->frames[w->depth++];
+	msgpack_sbuffer_clear(&fr->buf);
+	msgpack_packer_init(&fr->pk, &fr->buf, msgpack_sbuffer_write);
+	fr->items = 0;
+	fr->is_map = is_map;
+}
+
+/* Pops the top frame and appends it, with its header, to the frame below
+ * (or returns it for the caller to write when it is the record itself). */
+static struct frame *pop(struct stream_out *w)
+{
+	struct frame *fr = top(w);
+	w->depth--;
+	if (fr->is_map && fr->items % 2)
+		die("internal error: map with a key and no value");
+	if (w->depth == 0)
+		return fr;
+	struct frame *up = &w->frames[w->depth - 1];
+	/* fr may move if frames are reallocated: nothing pushes here. */
+	if (fr->is_map)
+		msgpack_pack_map(&up->pk, fr->items / 2);
+	else
+		msgpack_pack_array(&up->pk, fr->items);
+	msgpack_sbuffer_write(&up->buf, fr->buf.data, fr->buf.size);
+	up->items++;
+	return NULL;
+}
+
+void out_begin(struct stream_out *w, const char *type)
+{
+	if (w->depth != 0)
+		die("internal error: record begun inside a record");
+	push(w, true);
+	out_kstr(w, "t", type);
+}
+
+void out_end(struct stream_out *w)
+{
+	if (w->depth != 1)
+		die("internal error: record ended with open maps or arrays");
+	struct frame *fr = pop(w);
+	msgpack_sbuffer hdr;
+	msgpack_sbuffer_init(&hdr);
+	msgpack_packer pk;
+	msgpack_packer_init(&pk, &hdr, msgpack_sbuffer_write);
+	msgpack_pack_map(&pk, fr->items / 2);
+	if (!w->failed &&
+	    (fwrite(hdr.data, 1, hdr.size, w->f) != hdr.size ||
+	     fwrite(fr->buf.data, 1, fr->buf.size, w->f) != fr->buf.size)) {
+		warn("write error: %s", strerror(errno));
+		w->failed = true;
+	}
+	msgpack_sbuffer_destroy(&hdr);
+}
+
+void out_raw(struct stream_out *w, const struct record *rec)
+{
+	push(w, true);
+	msgpack_pack_object(&top(w)->pk, *rec->obj);
+	struct frame *fr = pop(w);
+	if (!w->failed && fwrite(fr->buf.data, 1, fr->buf.size, w->f) != fr->buf.size) {
+		warn("write error: %s", strerror(errno));
+		w->failed = true;
+	}
+}
+
+void out_header(struct stream_out *w, const char *kind, const char *name)
+{
+	out_begin(w, "header");
+	out_kstr(w, "format", "dirigo");
+	out_ku64(w, "version", DIRIGO_FORMAT_VERSION);
+	out_kstr(w, "stream", kind);
+	if (name)
+		out_kstr(w, "name", name);
+	out_kstr(w, "tool", diag_prog());
+	out_end(w);
+}
+
+#define PK (&top(w)->pk)
+#define COUNT (top(w)->items++)
+
+void out_key(struct stream_out *w, const char *key) { out_str(w, key); }
+void out_str(struct stream_out *w, const char *s) { out_strn(w, s, strlen(s)); }
+void out_strn(struct stream_out *w, const char *s, size_t n)
+{
+	msgpack_pack_str(PK, n);
+	msgpack_pack_str_body(PK, s, n);
+	COUNT;
+}
+void out_u64(struct stream_out *w, uint64_t v) { msgpack_pack_uint64(PK, v); COUNT; }
+void out_i64(struct stream_out *w, int64_t v) { msgpack_pack_int64(PK, v); COUNT; }
+void out_f64(struct stream_out *w, double v) { msgpack_pack_double(PK, v); COUNT; }
+void out_bool(struct stream_out *w, bool v)
+{
+	if (v)
+		msgpack_pack_true(PK);
+	else
+		msgpack_pack_false(PK);
+	COUNT;
+}
+void out_nil(struct stream_out *w) { msgpack_pack_nil(PK); COUNT; }
+void out_bin(struct stream_out *w, const void *p, size_t n)
+{
+	msgpack_pack_bin(PK, n);
+	msgpack_pack_bin_body(PK, p, n);
+	COUNT;
+}
+void out_obj(struct stream_out *w, const msgpack_object *o) { msgpack_pack_object(PK, *o); COUNT; }
+void out_map_begin(struct stream_out *w) { top(w); push(w, true); }
+void out_map_end(struct stream_out *w) { if (!top(w)->is_map) die("internal error: map end without map"); pop(w); }
+void out_array_begin(struct stream_out *w) { top(w); push(w, false); }
+void out_array_end(struct stream_out *w) { if (top(w)->is_map) die("internal error: array end without array"); pop(w); }
+
+void out_kstr(struct stream_out *w, const char *key, const char *s) { out_key(w, key); out_str(w, s); }
+void out_ku64(struct stream_out *w, const char *key, uint64_t v) { out_key(w, key); out_u64(w, v); }
+void out_ki64(struct stream_out *w, const char *key, int64_t v) { out_key(w, key); out_i64(w, v); }
+void out_kf64(struct stream_out *w, const char *key, double v) { out_key(w, key); out_f64(w, v); }
+void out_kbool(struct stream_out *w, const char *key, bool v) { out_key(w, key); out_bool(w, v); }
+void out_kbin(struct stream_out *w, const char *key, const void *p, size_t n) { out_key(w, key); out_bin(w, p, n); }
+void out_ku64x3(struct stream_out *w, const char *key, const uint64_t v[3])
+{
+	out_key(w, key);
+	out_array_begin(w);
+	for (int i = 0; i < 3; i++)
+		out_u64(w, v[i]);
+	out_array_end(w);
+}

@@ -1,0 +1,29 @@
+#!/bin/sh
+# Install what dirigo needs on a Debian machine, if it is missing.
+# --quiet: only check, and say what is missing (used before each compile).
+set -e
+need=""
+have_pc() { pkg-config --exists "$1" 2>/dev/null; }
+have_pc msgpack    || need="$need libmsgpack-dev"
+have_pc z3         || need="$need libz3-dev"
+have_pc libzstd    || need="$need libzstd-dev"
+have_pc libarchive || need="$need libarchive-dev"
+have_pc jansson    || need="$need libjansson-dev"
+command -v pkg-config >/dev/null || need="$need pkg-config"
+command -v prove      >/dev/null || need="$need perl"
+command -v jq         >/dev/null || need="$need jq"
+command -v parallel   >/dev/null || need="$need parallel"
+if [ "$1" = --quiet ]; then
+	[ -z "$need" ] && exit 0
+	echo "dirigo: missing packages:$need (run 'make deps')" >&2
+	exit 1
+fi
+if [ -n "$need" ]; then
+	echo "dirigo: installing$need" >&2
+	SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+	$SUDO apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $need >/dev/null
+fi
+command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || \
+	echo "dirigo: warning: nvcc not found; tests that compile CUDA programs will be skipped" >&2
+exit 0

@@ -1,0 +1,1 @@
+#include "../common/rowsum_ref.cu"

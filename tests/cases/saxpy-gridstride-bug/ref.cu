@@ -1,0 +1,1 @@
+#include "../common/saxpy_ref.cu"

@@ -1,0 +1,11 @@
+#!/bin/sh
+# The program pairs of tests/cases/ through the whole pipeline: 2D grids,
+# kernel chains, loops, unsupported programs.
+. "$(dirname "$0")/test-lib.sh"
+. "$(dirname "$0")/case-lib.sh"
+run_cases 'matadd-*'
+run_cases 'transpose-*'
+run_cases 'relu-*'
+run_cases 'rowsum-*'
+run_cases 'datadep-*'
+test_done

@@ -1,0 +1,50 @@
+# case-lib.sh: run the whole pipeline on the program pairs of tests/cases/
+# and compare the outcome with each pair's "expect" file:
+#
+#   correct             the pipeline exits 0
+#   buggy               exits 1 with a witness that dreplay confirms
+#   finding CLASS       exits 1 with a "finding" record of class CLASS
+#   unsupported         exits 3 with an "unsupported" record
+#
+# Sourced by the 5xxx tests after test-lib.sh; run_cases GLOB runs the pairs
+# whose names match.
+
+check_case() {   # DIR
+	name=$(basename "$1")
+	expect=$(cat "$1/expect")
+	build_cuda "$1/ref.cu" "$name-ref" &&
+	build_cuda "$1/opt.cu" "$name-opt" &&
+	dtrace-cuda --no-gpu --name ref -o "$name-ref.trace" -- "./$name-ref" 2>"$name-ref.log" &&
+	dtrace-cuda --no-gpu --name opt -o "$name-opt.trace" -- "./$name-opt" 2>"$name-opt.log" || return 1
+	dmerge "$name-ref.trace" "$name-opt.trace" >"$name.obl" &&
+	dexec "$name.obl" >"$name.sym"
+	dcheck "$name.sym" >"$name.ver"
+	dreplay "$name.ver" >"$name.rep" 2>"$name.report"
+	st=$?
+	dcat "$name.rep" >"$name.jsonl" || return 1
+	case "$expect" in
+	correct)
+		test $st = 0 &&
+		jq -s -e 'map(select(.t=="verdict"))[0].result == "checked-correct"' "$name.jsonl" >/dev/null ;;
+	buggy)
+		test $st = 1 &&
+		jq -s -e 'map(select(.t=="replay" and .confirmed)) | length > 0' "$name.jsonl" >/dev/null ;;
+	finding\ *)
+		test $st = 1 &&
+		jq -s -e --arg c "${expect#finding }" 'map(select(.t=="finding" and .class==$c)) | length > 0' \
+			"$name.jsonl" >/dev/null ;;
+	unsupported)
+		test $st = 3 &&
+		jq -s -e 'map(select(.t=="unsupported")) | length > 0' "$name.jsonl" >/dev/null ;;
+	*)
+		echo "unknown expectation '$expect' in $1/expect" >&2; return 1 ;;
+	esac || { echo "case $name: exit $st, expected $expect" >&2; cat "$name.report" >&2; return 1; }
+}
+
+run_cases() {    # GLOB
+	have_nvcc || SKIP_ALL="nvcc not found"
+	for dir in "$ROOT"/tests/cases/$1; do
+		[ -f "$dir/expect" ] || continue
+		test_expect_success "$(basename "$dir"): $(cat "$dir/expect")" "check_case '$dir'"
+	done
+}

@@ -1,0 +1,92 @@
+# test-lib.sh: a small git-style test library for the shell pipeline tests.
+#
+#	. "$(dirname "$0")/test-lib.sh"
+#	test_expect_success 'title' 'commands && chained && with &&'
+#	test_must_fail [--status=N] cmd...   (fails on a crash: signal or >= 126)
+#	test_cmp expect actual
+#	test_done
+#
+# Each test runs in a fresh scratch folder $TRASH with bin/ on PATH.
+# Set DIRIGO_TEST_VERBOSE=1 to see the commands' output.
+
+set -u
+TEST_NAME=$(basename "$0" .sh)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${DIRIGO_BUILD:-build}
+PATH="$ROOT/bin:$PATH"
+export PATH ROOT BUILD
+TRASH="$ROOT/$BUILD/trash/$TEST_NAME"
+rm -rf "$TRASH" && mkdir -p "$TRASH" || exit 1
+cd "$TRASH" || exit 1
+test_count=0
+test_failures=0
+test_skipped=0
+
+say() { printf '# %s\n' "$*"; }
+
+test_run_() {
+	if [ "${DIRIGO_TEST_VERBOSE:-}" ]; then
+		(set -e; eval "$1")
+	else
+		(set -e; eval "$1") >"$TRASH/.out" 2>&1
+	fi
+}
+
+test_expect_success() {
+	test_count=$((test_count + 1))
+	if [ -n "${SKIP_ALL:-}" ]; then
+		echo "ok $test_count # skip $1 ($SKIP_ALL)"
+		return 0
+	fi
+	if test_run_ "$2"; then
+		echo "ok $test_count - $1"
+	else
+		test_failures=$((test_failures + 1))
+		echo "not ok $test_count - $1"
+		sed 's/^/#   /' <<-EOF
+		$2
+		EOF
+		[ -f "$TRASH/.out" ] && sed 's/^/#   > /' "$TRASH/.out" | tail -40
+	fi
+	return 0
+}
+
+test_skip() { test_count=$((test_count + 1)); echo "ok $test_count # skip $1"; }
+
+# test_must_fail [--status=N] cmd args: the command must exit non-zero but not
+# crash (signals and 126/127 are failures of the test).
+test_must_fail() {
+	want=""
+	case "$1" in --status=*) want=${1#--status=}; shift ;; esac
+	"$@"
+	st=$?
+	if [ $st -eq 0 ]; then echo "test_must_fail: '$*' succeeded" >&2; return 1; fi
+	if [ $st -gt 125 ]; then echo "test_must_fail: '$*' crashed or was not found (status $st)" >&2; return 1; fi
+	if [ -n "$want" ] && [ $st -ne "$want" ]; then
+		echo "test_must_fail: '$*' exited $st, expected $want" >&2; return 1
+	fi
+	return 0
+}
+
+# test_status N cmd args: the command must exit exactly N.
+test_status() {
+	want=$1; shift
+	"$@"
+	st=$?
+	[ $st -eq "$want" ] && return 0
+	echo "test_status: '$*' exited $st, expected $want" >&2
+	return 1
+}
+
+test_cmp() { diff -u "$1" "$2"; }
+
+have_nvcc() { command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; }
+
+# build_cuda SRC OUT: compile a standalone CUDA program (cached by content).
+build_cuda() { "$ROOT/scripts/nvcc-build.sh" "$1" "$2"; }
+
+test_done() {
+	echo "1..$test_count"
+	[ $test_failures -eq 0 ] && rm -rf "$TRASH"
+	[ $test_failures -eq 0 ]
+}
