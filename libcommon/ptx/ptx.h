@@ -45,9 +45,11 @@ enum ptx_opnd_kind {
 	PO_REG,       /* %r1, %rd2, %f3, %p1 (name) */
 	PO_SREG,      /* special register: %tid.x, %ntid.y, %ctaid.z, %nctaid.x, %laneid, %warpid, ... (name) */
 	PO_IMM,       /* integer literal (imm) */
-	PO_FIMM,      /* float literal 0fXXXXXXXX or 0dXXXXXXXXXXXXXXXX (bits, width 32/64) */
+	PO_FIMM,      /* float literal 0fXXXXXXXX or 0dXXXXXXXXXXXXXXXX (bits, width 32/64);
+	                 a decimal literal (1.5) is a double: width 64 */
 	PO_SYM,       /* a variable or function name (name), e.g. mov.u64 %rd1, smem; */
-	PO_ADDR,      /* [base+off]: base is a register or symbol (name, base_is_sym), off = imm */
+	PO_ADDR,      /* [base+off]: base is a register or symbol (name, base_is_sym), off = imm;
+	                 [1024]: an absolute address, name NULL */
 	PO_VEC,       /* {%f1, %f2, _, %f4}: elems/nelems; '_' is an element of kind PO_SINK */
 	PO_LABEL,     /* branch target (name); imm = index of the instruction
 	                 the label points at (resolved by the parser) */
@@ -155,7 +157,9 @@ struct ptx_func {
 	bool is_entry;
 	struct ptx_param *params;  unsigned nparams;
 	struct ptx_param *rets;    unsigned nrets;       /* .func return params */
-	struct ptx_var *vars;      unsigned nvars;       /* .shared/.local inside */
+	struct ptx_var *vars;      unsigned nvars;       /* .shared/.local inside, and the
+	                                                    .param of call sequences
+	                                                    (their names may repeat) */
 	struct ptx_instr *instrs;  unsigned ninstrs;
 	struct ptx_label *labels;  unsigned nlabels;
 	unsigned maxntid[3], reqntid[3];                 /* 0 if absent */
@@ -175,11 +179,16 @@ struct ptx_module {
 	const char **target_opts;   unsigned ntarget_opts;  /* all .target items */
 	struct ptx_var *vars;   unsigned nvars;
 	struct ptx_func *funcs; unsigned nfuncs;
-	const char **files;     unsigned nfiles;         /* .file N "name": files[N] */
+	const char **files;     unsigned nfiles;         /* .file N "name": files[N]; NULL
+	                                                    where no .file N was given */
 };
 
 /* Parses text (len bytes, need not be NUL-terminated).  On error returns
- * NULL and writes "LINE:COL: message" into err (errlen bytes). */
+ * NULL and writes "LINE:COL: message" into err (errlen bytes; err may be
+ * NULL); what was allocated in a stays there until arena_release.  A bra to
+ * a label the function does not define is an error; registers used without
+ * a .reg get type PT_NONE.  .section blocks (debug information) are skipped.
+ * Costs about 20 ns per token. */
 struct ptx_module *ptx_parse(struct arena *a, const char *text, size_t len,
                              char *err, size_t errlen);
 

@@ -1,0 +1,37 @@
+#!/bin/sh
+# make-fixtures.sh: regenerate every tests/fixtures/NAME.ptx from
+# tests/fixtures/src/NAME.cu with nvcc (run by `make fixtures`).
+#
+# The output depends only on the sources and the nvcc release: nvcc writes
+# absolute names into .file, and the path of this checkout is cut from
+# them; .ptx files without a source are removed.
+# NVCC overrides the compiler (default: nvcc on PATH, else
+# /usr/local/cuda/bin/nvcc).
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+fix=$top/tests/fixtures
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+
+if ! [ -x "$NVCC" ] && ! command -v "$NVCC" >/dev/null 2>&1; then
+	echo "make-fixtures.sh: nvcc not found (set NVCC)" >&2
+	exit 2
+fi
+
+for ptx in "$fix"/*.ptx; do
+	[ -e "$ptx" ] || continue
+	name=$(basename "$ptx" .ptx)
+	[ -e "$fix/src/$name.cu" ] || rm -f "$ptx"
+done
+
+cd "$fix/src"
+for cu in *.cu; do
+	name=${cu%.cu}
+	"$NVCC" -ptx -arch=compute_90 -lineinfo -O3 -o "$fix/$name.ptx.tmp" "$cu"
+	# .file 1 "/path/to/checkout/tests/fixtures/src/x.cu" -> .file 1 "x.cu"
+	awk -v dir="$fix/src/" '
+		/^[ \t]*\.file[ \t]/ { i = index($0, "\"" dir); if (i) $0 = substr($0, 1, i) substr($0, i + 1 + length(dir)) }
+		{ print }' "$fix/$name.ptx.tmp" >"$fix/$name.ptx"
+	rm -f "$fix/$name.ptx.tmp"
+	echo "  PTX     tests/fixtures/$name.ptx"
+done
