@@ -243,6 +243,8 @@ struct evalue { uint64_t u; long double r; bool b; bool undef; };
  * fill *out and return true, or return false (evaluation fails). */
 typedef bool (*e_leaf_val_fn)(const struct expr *leaf, struct evalue *out, void *user);
 bool e_eval(const struct expr *e, enum emode mode, e_leaf_val_fn fn, void *user, struct evalue *out);
+/* One real function in the precision of mode (y: pow's exponent). */
+long double efun_eval(enum efun f, enum emode mode, long double x, long double y);
 
 /* ---- printing and serialization ------------------------------------------ */
 
@@ -258,5 +260,7 @@ void etable_free(struct etable *t);
 uint32_t etable_add(struct etable *t, const struct expr *e);
 uint32_t etable_len(const struct etable *t);
 const struct expr *etable_get(const struct etable *t, uint32_t i);
+/* Index of a node already in the table, or UINT32_MAX. */
+uint32_t etable_index(const struct etable *t, const struct expr *e);
 
 #endif

@@ -23,6 +23,11 @@ struct smt;
 /* timeout_ms 0: no limit.  rlimit 0: no limit. */
 struct smt *smt_new(unsigned timeout_ms, uint64_t rlimit);
 void smt_free(struct smt *s);                  /* NULL ok */
+/* Forgets the translations of expressions.  Done automatically when a
+ * query brings nodes of another expression context (ectx_id); call it
+ * before freeing a context whose ids a later context could reuse only if
+ * you want the memory back early. */
+void smt_reset_memo(struct smt *s);
 
 /* Launch geometry: tid.d < ntid[d], ctaid.d < nctaid[d]. */
 struct smt_geom { uint32_t ntid[3], nctaid[3]; };
