@@ -1,0 +1,128 @@
+/*
+ * main.c: dtrace-cuda, run a CUDA program and write its trace
+ * (dirigo-trace(5)); see dtrace-cuda(1).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "run.h"
+#include "stream.h"
+#include "trace.h"
+
+static const char usage[] =
+	"usage: dtrace-cuda [--name NAME] [--no-gpu] [--max-data BYTES] [-o FILE] -- PROGRAM [ARGS...]\n";
+
+struct opts {
+	const char *name, *output;
+	uint64_t max_data;
+	bool gpu;
+};
+
+/* Parses the options; returns the index of PROGRAM in argv. */
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "name", required_argument, NULL, 'n' },
+		{ "no-gpu", no_argument, NULL, 'N' },
+		{ "gpu", no_argument, NULL, 'G' },
+		{ "max-data", required_argument, NULL, 'm' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	char *end;
+	while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n': o->name = optarg; break;
+		case 'N': o->gpu = false; break;
+		case 'G': o->gpu = true; break;
+		case 'o': o->output = optarg; break;
+		case 'm':
+			o->max_data = strtoull(optarg, &end, 10);
+			if (!*optarg || *end || optarg[0] == '-')
+				die("--max-data: '%s' is not a byte count", optarg);
+			break;
+		case 'h': fputs(usage, stdout); exit(EXIT_OK);
+		default: fputs(usage, stderr); exit(EXIT_TROUBLE);
+		}
+	}
+	if (optind >= argc) {
+		warn("no program to run");
+		fputs(usage, stderr);
+		exit(EXIT_TROUBLE);
+	}
+	return optind;
+}
+
+/* Says what became of the program; returns the exit status for it. */
+static int report(const struct run *r)
+{
+	const char *prog = r->argv[0];
+	if (!r->started)
+		return EXIT_TROUBLE;
+	if (r->truncated)
+		warn("the trace of '%s' ends in the middle of a record", prog);
+	if (r->signal) {
+		warn("'%s' was killed by signal %d (%s); the trace is written but incomplete",
+		     prog, r->signal, strsignal(r->signal));
+		return EXIT_TROUBLE;
+	}
+	if (r->status != 0) {
+		warn("'%s' exited with status %d; the trace is written", prog, r->status);
+		return EXIT_TROUBLE;
+	}
+	return r->truncated ? EXIT_TROUBLE : EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	diag_set_prog("dtrace-cuda");
+	struct opts o = { .max_data = 1u << 20, .gpu = false };
+	int first = parse_opts(argc, argv, &o);
+	if (o.gpu)
+		die("--gpu: tracing over the real CUDA runtime is not implemented yet; use --no-gpu");
+	if (access("/dev/nvidia0", F_OK) == 0)
+		note("a GPU is present, but only record-only tracing (--no-gpu) is implemented yet");
+	signal(SIGPIPE, SIG_IGN);
+
+	char *shim = run_find_shim();
+	if (!shim)
+		return EXIT_TROUBLE;
+	FILE *out = stdout;
+	if (o.output && !(out = fopen(o.output, "wb")))
+		die("cannot open '%s': %s", o.output, strerror(errno));
+	struct stream_out *w = stream_out_new(out);
+	const char *name = o.name;
+	if (!name) {
+		const char *slash = strrchr(argv[first], '/');
+		name = slash ? slash + 1 : argv[first];
+	}
+
+	struct run r = { .shim = shim, .argv = argv + first, .max_data = o.max_data, .out = out };
+	trace_write_header(w, name);
+	bool ok = run_program(&r);
+	int status = report(&r);
+	if (!ok)
+		status = EXIT_TROUBLE;
+	if (r.started) {
+		struct trace_end end = { .status = r.status };
+		trace_write_end(w, &end);
+	}
+	if (stream_out_free(w) != 0)
+		status = EXIT_TROUBLE;
+	free(shim);
+	if (out != stdout) {
+		if (fclose(out) != 0) {
+			warn("write error on '%s': %s", o.output, strerror(errno));
+			status = EXIT_TROUBLE;
+		}
+		return status;
+	}
+	return close_stdout(status);
+}

@@ -1,0 +1,192 @@
+/*
+ * device.c: the device, streams, events and versions of the record-only
+ * runtime.  There is one device, shaped like an sm_90 part; streams and
+ * events exist only as handles, and every wait returns at once (nothing
+ * runs asynchronously).
+ */
+#include "shim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SHIM_CC_MAJOR 9
+#define SHIM_CC_MINOR 0
+#define SHIM_SMS 132
+
+SHIM_EXPORT cudaError_t cudaGetDeviceCount(int *count)
+{
+	if (!count)
+		return shim_error(cudaErrorInvalidValue);
+	*count = 1;
+	return cudaSuccess;
+}
+
+SHIM_EXPORT cudaError_t cudaGetDevice(int *device)
+{
+	if (!device)
+		return shim_error(cudaErrorInvalidValue);
+	*device = 0;
+	return cudaSuccess;
+}
+
+SHIM_EXPORT cudaError_t cudaSetDevice(int device)
+{
+	return device == 0 ? cudaSuccess : shim_error(cudaErrorInvalidDevice);
+}
+
+SHIM_EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device)
+{
+	if (!p)
+		return shim_error(cudaErrorInvalidValue);
+	if (device != 0)
+		return shim_error(cudaErrorInvalidDevice);
+	memset(p, 0, sizeof *p);
+	strcpy(p->name, "dirigo record-only device");
+	p->totalGlobalMem = (size_t)80 << 30;
+	p->sharedMemPerBlock = 48 * 1024;
+	p->sharedMemPerBlockOptin = 227 * 1024;
+	p->sharedMemPerMultiprocessor = 228 * 1024;
+	p->regsPerBlock = 65536;
+	p->regsPerMultiprocessor = 65536;
+	p->warpSize = 32;
+	p->memPitch = (size_t)2 << 30;
+	p->maxThreadsPerBlock = 1024;
+	p->maxThreadsDim[0] = 1024; p->maxThreadsDim[1] = 1024; p->maxThreadsDim[2] = 64;
+	p->maxGridSize[0] = 0x7fffffff; p->maxGridSize[1] = 65535; p->maxGridSize[2] = 65535;
+	p->totalConstMem = 64 * 1024;
+	p->major = SHIM_CC_MAJOR;
+	p->minor = SHIM_CC_MINOR;
+	p->textureAlignment = 512;
+	p->multiProcessorCount = SHIM_SMS;
+	p->canMapHostMemory = 1;
+	p->concurrentKernels = 1;
+	p->asyncEngineCount = 2;
+	p->unifiedAddressing = 1;
+	p->memoryBusWidth = 5120;
+	p->l2CacheSize = 50 * 1024 * 1024;
+	p->maxThreadsPerMultiProcessor = 2048;
+	p->maxBlocksPerMultiProcessor = 32;
+	p->managedMemory = 1;
+	p->concurrentManagedAccess = 1;
+	p->cooperativeLaunch = 1;
+	return cudaSuccess;
+}
+
+SHIM_EXPORT cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
+{
+	if (!value)
+		return shim_error(cudaErrorInvalidValue);
+	if (device != 0)
+		return shim_error(cudaErrorInvalidDevice);
+	switch (attr) {
+	case cudaDevAttrMaxThreadsPerBlock: *value = 1024; break;
+	case cudaDevAttrMaxBlockDimX: case cudaDevAttrMaxBlockDimY: *value = 1024; break;
+	case cudaDevAttrMaxBlockDimZ: *value = 64; break;
+	case cudaDevAttrMaxGridDimX: *value = 0x7fffffff; break;
+	case cudaDevAttrMaxGridDimY: case cudaDevAttrMaxGridDimZ: *value = 65535; break;
+	case cudaDevAttrMaxSharedMemoryPerBlock: *value = 48 * 1024; break;
+	case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = 227 * 1024; break;
+	case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = 228 * 1024; break;
+	case cudaDevAttrTotalConstantMemory: *value = 64 * 1024; break;
+	case cudaDevAttrWarpSize: *value = 32; break;
+	case cudaDevAttrMaxRegistersPerBlock: case cudaDevAttrMaxRegistersPerMultiprocessor:
+		*value = 65536; break;
+	case cudaDevAttrMultiProcessorCount: *value = SHIM_SMS; break;
+	case cudaDevAttrMaxThreadsPerMultiProcessor: *value = 2048; break;
+	case cudaDevAttrMaxBlocksPerMultiprocessor: *value = 32; break;
+	case cudaDevAttrComputeCapabilityMajor: *value = SHIM_CC_MAJOR; break;
+	case cudaDevAttrComputeCapabilityMinor: *value = SHIM_CC_MINOR; break;
+	case cudaDevAttrL2CacheSize: *value = 50 * 1024 * 1024; break;
+	case cudaDevAttrUnifiedAddressing: case cudaDevAttrManagedMemory:
+	case cudaDevAttrConcurrentKernels: case cudaDevAttrCanMapHostMemory:
+	case cudaDevAttrConcurrentManagedAccess: case cudaDevAttrCooperativeLaunch:
+		*value = 1; break;
+	default: *value = 0; break;
+	}
+	return cudaSuccess;
+}
+
+SHIM_EXPORT cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+SHIM_EXPORT cudaError_t cudaDeviceReset(void) { return cudaSuccess; }
+SHIM_EXPORT cudaError_t cudaSetDeviceFlags(unsigned int flags) { (void)flags; return cudaSuccess; }
+SHIM_EXPORT cudaError_t cudaThreadSynchronize(void) { return cudaSuccess; }
+
+SHIM_EXPORT cudaError_t cudaRuntimeGetVersion(int *v)
+{
+	if (!v)
+		return shim_error(cudaErrorInvalidValue);
+	*v = CUDART_VERSION;
+	return cudaSuccess;
+}
+
+SHIM_EXPORT cudaError_t cudaDriverGetVersion(int *v)
+{
+	return cudaRuntimeGetVersion(v);
+}
+
+/* ---- streams and events: handles only ------------------------------------ */
+
+/* A fresh handle: distinct, never dereferenced by the program. */
+static void *handle_new(void)
+{
+	return xcalloc(1, 16);
+}
+
+SHIM_EXPORT cudaError_t cudaStreamCreate(cudaStream_t *s)
+{
+	if (!s)
+		return shim_error(cudaErrorInvalidValue);
+	*s = handle_new();
+	return cudaSuccess;
+}
+
+SHIM_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags)
+{
+	(void)flags;
+	return cudaStreamCreate(s);
+}
+
+SHIM_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned int flags, int prio)
+{
+	(void)flags; (void)prio;
+	return cudaStreamCreate(s);
+}
+
+SHIM_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t s) { free(s); return cudaSuccess; }
+SHIM_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t s) { (void)s; return cudaSuccess; }
+SHIM_EXPORT cudaError_t cudaStreamQuery(cudaStream_t s) { (void)s; return cudaSuccess; }
+
+SHIM_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int flags)
+{
+	(void)s; (void)e; (void)flags;
+	return cudaSuccess;
+}
+
+SHIM_EXPORT cudaError_t cudaEventCreate(cudaEvent_t *e)
+{
+	if (!e)
+		return shim_error(cudaErrorInvalidValue);
+	*e = handle_new();
+	return cudaSuccess;
+}
+
+SHIM_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int flags)
+{
+	(void)flags;
+	return cudaEventCreate(e);
+}
+
+SHIM_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t e) { free(e); return cudaSuccess; }
+SHIM_EXPORT cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) { (void)e; (void)s; return cudaSuccess; }
+SHIM_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t e) { (void)e; return cudaSuccess; }
+SHIM_EXPORT cudaError_t cudaEventQuery(cudaEvent_t e) { (void)e; return cudaSuccess; }
+
+/* Kernels take no time here. */
+SHIM_EXPORT cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
+{
+	(void)start; (void)end;
+	if (!ms)
+		return shim_error(cudaErrorInvalidValue);
+	*ms = 0.0f;
+	return cudaSuccess;
+}

@@ -1,0 +1,211 @@
+/*
+ * launch.c: kernel launches.  A launch is recorded with its kernel, its
+ * geometry and each parameter's bytes (the sizes come from the .entry's
+ * PTX parameter list); an 8-byte parameter that points into a live buffer
+ * also gets that buffer and the offset.  Kernels are not run.
+ */
+#include "shim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CONFIG_DEPTH 16
+
+/* __cudaPushCallConfiguration / Pop: per thread, as the stubs use them. */
+static _Thread_local struct config {
+	dim3 grid, block;
+	size_t shmem;
+	void *stream;
+} configs[CONFIG_DEPTH];
+static _Thread_local unsigned nconfigs;
+
+SHIM_EXPORT unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
+                                                 void *stream);
+SHIM_EXPORT cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim,
+                                                   size_t *sharedMem, void *stream);
+SHIM_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun);
+SHIM_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
+                                           void **args, size_t sharedMem, cudaStream_t stream);
+SHIM_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
+                                                void **args, size_t sharedMem,
+                                                cudaStream_t stream);
+
+unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, void *stream)
+{
+	if (nconfigs == CONFIG_DEPTH)
+		return 1;
+	configs[nconfigs++] = (struct config){ gridDim, blockDim, sharedMem, stream };
+	return 0;
+}
+
+cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem,
+                                       void *stream)
+{
+	if (nconfigs == 0)
+		return shim_error(cudaErrorMissingConfiguration);
+	struct config *c = &configs[--nconfigs];
+	*gridDim = c->grid;
+	*blockDim = c->block;
+	*sharedMem = c->shmem;
+	memcpy(stream, &c->stream, sizeof c->stream);
+	return cudaSuccess;
+}
+
+cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun)
+{
+	shim_lock();
+	struct shim_func *f = shim_func_find(hostFun);
+	shim_unlock();
+	if (!f)
+		return shim_error(cudaErrorInvalidDeviceFunction);
+	*kernel = (cudaKernel_t)f;
+	return cudaSuccess;
+}
+
+/* The PTX entry of f, parsing its module on first use. */
+static const struct ptx_func *entry_of(struct shim_func *f)
+{
+	if (f->pf)
+		return f->pf;
+	struct shim_module *m = f->mod;
+	shim_module_use(m);
+	if (!m->ir) {
+		char err[256];
+		m->ir = ptx_parse(&m->arena, m->ptx.text, m->ptx.len, err, sizeof err);
+		if (!m->ir)
+			shim_fatal("cannot parse the PTX of module %u: %s", m->id, err);
+	}
+	f->pf = ptx_find_func(m->ir, f->name);
+	if (!f->pf || !f->pf->is_entry)
+		shim_fatal("kernel '%s' is not an .entry of the PTX of module %u", f->name, m->id);
+	return f->pf;
+}
+
+static void record_launch(struct shim_func *f, const struct ptx_func *pf, dim3 grid,
+                          dim3 block, size_t shmem, void **args)
+{
+	struct stream_out *w = shim_out();
+	if (!w)
+		return;
+	struct trace_arg *ta = xcalloc(pf->nparams ? pf->nparams : 1, sizeof *ta);
+	for (unsigned i = 0; i < pf->nparams; i++) {
+		const struct ptx_param *p = &pf->params[i];
+		ta[i] = (struct trace_arg){ .param = p->name, .size = p->size, .raw = args[i],
+		                            .buf = TRACE_NO_BUF };
+		if (p->size == 8) {
+			uint64_t v;
+			memcpy(&v, args[i], 8);
+			struct shim_buf *b = shim_buf_find((uintptr_t)v);
+			if (b) {
+				ta[i].buf = b->id;
+				ta[i].off = v - b->base;
+			}
+		}
+	}
+	struct trace_launch r = {
+		.launch = shim.next_launch++, .module = f->mod->id, .kernel = f->name,
+		.grid = { grid.x, grid.y, grid.z }, .block = { block.x, block.y, block.z },
+		.shmem = shmem, .args = ta, .nargs = pf->nparams,
+	};
+	trace_write_launch(w, &r);
+	shim_flush();
+	free(ta);
+}
+
+static cudaError_t launch(struct shim_func *f, dim3 grid, dim3 block, void **args, size_t shmem)
+{
+	if (!f)
+		return shim_error(cudaErrorInvalidDeviceFunction);
+	if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 ||
+	    block.z == 0 || (uint64_t)block.x * block.y * block.z > 1024)
+		return shim_error(cudaErrorInvalidConfiguration);
+	shim_lock();
+	const struct ptx_func *pf = entry_of(f);
+	if (pf->nparams && !args) {
+		shim_unlock();
+		return shim_error(cudaErrorInvalidValue);
+	}
+	shim_sync_managed();
+	record_launch(f, pf, grid, block, shmem, args);
+	shim_unlock();
+	return cudaSuccess;
+}
+
+cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args,
+                               size_t sharedMem, cudaStream_t stream)
+{
+	(void)stream;
+	return launch((struct shim_func *)kernel, gridDim, blockDim, args, sharedMem);
+}
+
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
+                                    void **args, size_t sharedMem, cudaStream_t stream)
+{
+	return __cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream);
+}
+
+SHIM_EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
+                                         void **args, size_t sharedMem, cudaStream_t stream)
+{
+	(void)stream;
+	shim_lock();
+	struct shim_func *f = shim_func_find(func);
+	shim_unlock();
+	return launch(f, gridDim, blockDim, args, sharedMem);
+}
+
+SHIM_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim,
+                                              void **args, size_t sharedMem, cudaStream_t stream)
+{
+	return cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
+}
+
+/* ---- function attributes ------------------------------------------------- */
+
+SHIM_EXPORT cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
+{
+	shim_lock();
+	struct shim_func *f = shim_func_find(func);
+	shim_unlock();
+	if (!f || !attr)
+		return shim_error(f ? cudaErrorInvalidValue : cudaErrorInvalidDeviceFunction);
+	memset(attr, 0, sizeof *attr);
+	attr->maxThreadsPerBlock = 1024;
+	attr->numRegs = 32;
+	attr->ptxVersion = 90;
+	attr->binaryVersion = 90;
+	attr->maxDynamicSharedSizeBytes = 48 * 1024;
+	return cudaSuccess;
+}
+
+SHIM_EXPORT cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
+{
+	(void)func; (void)attr; (void)value;
+	return cudaSuccess;
+}
+
+SHIM_EXPORT cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache config)
+{
+	(void)func; (void)config;
+	return cudaSuccess;
+}
+
+SHIM_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
+                                                                      const void *func,
+                                                                      int blockSize,
+                                                                      size_t dynamicSMemSize)
+{
+	(void)func; (void)dynamicSMemSize;
+	if (!numBlocks || blockSize <= 0)
+		return shim_error(cudaErrorInvalidValue);
+	*numBlocks = 2048 / blockSize > 32 ? 32 : 2048 / blockSize;
+	return cudaSuccess;
+}
+
+SHIM_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+	int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned flags)
+{
+	(void)flags;
+	return cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize,
+	                                                     dynamicSMemSize);
+}

@@ -1,0 +1,171 @@
+/*
+ * module.c: registration of device code by the host stubs nvcc generates
+ * (__cudaRegisterFatBinary, __cudaRegisterFunction, __cudaRegisterVar, ...)
+ * and the "module" records: a module's PTX is looked up and recorded the
+ * first time one of its kernels or variables is used.
+ */
+#include "shim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+
+/* Prototypes of crt/host_runtime.h, which is C++ only. */
+SHIM_EXPORT void **__cudaRegisterFatBinary(void *fatCubin);
+SHIM_EXPORT void __cudaRegisterFatBinaryEnd(void **handle);
+SHIM_EXPORT void __cudaUnregisterFatBinary(void **handle);
+SHIM_EXPORT char __cudaInitModule(void **handle);
+SHIM_EXPORT void __cudaRegisterFunction(void **handle, const char *hostFun, char *deviceFun,
+                                        const char *deviceName, int thread_limit, uint3 *tid,
+                                        uint3 *bid, dim3 *bDim, dim3 *gDim, int *wSize);
+SHIM_EXPORT void __cudaRegisterVar(void **handle, char *hostVar, char *deviceAddress,
+                                   const char *deviceName, int ext, size_t size,
+                                   int constant, int global);
+SHIM_EXPORT void __cudaRegisterManagedVar(void **handle, void **hostVarPtrAddress,
+                                          char *deviceAddress, const char *deviceName,
+                                          int ext, size_t size, int constant, int global);
+
+/* The handle given to the stubs is the module itself. */
+void **__cudaRegisterFatBinary(void *fatCubin)
+{
+	shim_lock();
+	struct shim_module *m = xcalloc(1, sizeof *m);
+	m->fatbin = fatbin_unwrap(fatCubin);
+	arena_init(&m->arena);
+	VEC_PUSH(shim.mods, m);
+	shim_unlock();
+	return (void **)m;
+}
+
+void __cudaRegisterFatBinaryEnd(void **handle) { (void)handle; }
+char __cudaInitModule(void **handle) { (void)handle; return 1; }
+
+/* Modules stay known until the process ends: kernels may still be named
+ * by records written later, and unregistration happens at exit. */
+void __cudaUnregisterFatBinary(void **handle) { (void)handle; }
+
+void __cudaRegisterFunction(void **handle, const char *hostFun, char *deviceFun,
+                            const char *deviceName, int thread_limit, uint3 *tid,
+                            uint3 *bid, dim3 *bDim, dim3 *gDim, int *wSize)
+{
+	(void)deviceName; (void)thread_limit; (void)tid; (void)bid;
+	(void)bDim; (void)gDim; (void)wSize;
+	shim_lock();
+	struct shim_func *f = xcalloc(1, sizeof *f);
+	f->host = hostFun;
+	f->name = xstrdup(deviceFun);
+	f->mod = (struct shim_module *)handle;
+	VEC_PUSH(shim.funcs, f);
+	shim_unlock();
+}
+
+/* init: the variable's first contents (size bytes), or NULL for zeros. */
+static struct shim_var *var_register(void **handle, const void *host, const char *name,
+                                     size_t size, const void *init)
+{
+	struct shim_var *v = xcalloc(1, sizeof *v);
+	v->host = host;
+	v->name = xstrdup(name);
+	v->size = size;
+	v->mod = (struct shim_module *)handle;
+	v->mem = xcalloc(1, size ? size : 1);
+	if (init)
+		memcpy(v->mem, init, size);
+	VEC_PUSH(shim.vars, v);
+	return v;
+}
+
+void __cudaRegisterVar(void **handle, char *hostVar, char *deviceAddress,
+                       const char *deviceName, int ext, size_t size, int constant, int global)
+{
+	(void)deviceName; (void)ext; (void)constant; (void)global;
+	shim_lock();
+	/* Device memory of a variable starts as its initialiser, which the
+	 * host shadow holds too. */
+	var_register(handle, hostVar, deviceAddress, size, hostVar);
+	shim_unlock();
+}
+
+/* A __managed__ variable: the host reaches it through *hostVarPtrAddress,
+ * which is pointed at the variable's (host) memory. */
+void __cudaRegisterManagedVar(void **handle, void **hostVarPtrAddress, char *deviceAddress,
+                              const char *deviceName, int ext, size_t size, int constant,
+                              int global)
+{
+	(void)deviceName; (void)ext; (void)constant; (void)global;
+	shim_lock();
+	struct shim_var *v = var_register(handle, hostVarPtrAddress, deviceAddress, size, NULL);
+	*hostVarPtrAddress = v->mem;
+	shim_unlock();
+}
+
+static void module_load(struct shim_module *m)
+{
+	m->loaded = true;
+	if (!m->fatbin) {
+		m->st = FATBIN_BAD;
+		snprintf(m->err, sizeof m->err, "registered device code is not a fatbinary");
+		return;
+	}
+	m->st = fatbin_find_ptx(m->fatbin, fatbin_size(m->fatbin), &m->arena, &m->ptx,
+	                        m->err, sizeof m->err);
+}
+
+static void module_emit_vars(struct shim_module *m)
+{
+	for (size_t i = 0; i < shim.vars.len; i++) {
+		struct shim_var *v = shim.vars.items[i];
+		if (v->mod != m || v->emitted)
+			continue;
+		v->emitted = true;
+		shim_buf_add((uintptr_t)v->mem, v->size, TA_SYMBOL, NULL, m->id, v->name);
+	}
+}
+
+void shim_module_use(struct shim_module *m)
+{
+	if (m->emitted)
+		return;
+	if (!m->loaded)
+		module_load(m);
+	if (m->st == FATBIN_NO_PTX) {
+		if (m->ptx.elf_arch)
+			shim_fatal("kernel module has no PTX (only sm_%u code); rebuild with "
+			           "-gencode arch=compute_%u,code=compute_%u (or add code=compute_%u "
+			           "next to your sm_%u)", m->ptx.elf_arch, m->ptx.elf_arch,
+			           m->ptx.elf_arch, m->ptx.elf_arch, m->ptx.elf_arch);
+		shim_fatal("kernel module has no PTX; rebuild with -gencode arch=compute_XX,"
+		           "code=compute_XX (or add code=compute_XX next to your sm_XX)");
+	}
+	if (m->st != FATBIN_OK)
+		shim_fatal("kernel module: %s", m->err);
+	m->emitted = true;
+	m->id = shim.next_module++;
+	struct stream_out *w = shim_out();
+	if (w) {
+		char hash[17];
+		trace_hash_hex(m->ptx.text, m->ptx.len, hash);
+		struct trace_module r = { .module = m->id, .ptx = m->ptx.text,
+		                          .ptxlen = m->ptx.len, .hash = hash, .arch = m->ptx.arch };
+		trace_write_module(w, &r);
+		shim_flush();
+	}
+	module_emit_vars(m);
+}
+
+struct shim_func *shim_func_find(const void *host)
+{
+	for (size_t i = 0; i < shim.funcs.len; i++)
+		if (shim.funcs.items[i]->host == host || (const void *)shim.funcs.items[i] == host)
+			return shim.funcs.items[i];
+	return NULL;
+}
+
+struct shim_var *shim_var_find(const void *host)
+{
+	for (size_t i = 0; i < shim.vars.len; i++)
+		if (shim.vars.items[i]->host == host)
+			return shim.vars.items[i];
+	return NULL;
+}

@@ -1,0 +1,37 @@
+#!/bin/sh
+# nvcc-build.sh SRC OUT [NVCC-OPTIONS...]: compile a standalone CUDA program
+# with the runtime linked dynamically (so dtrace-cuda can trace it):
+#   nvcc -cudart shared -O2 -lineinfo [NVCC-OPTIONS] -o OUT SRC
+# Results are cached under build/cuda-cache by a hash of the source, the
+# options and the nvcc version, so reruns are instant.
+set -eu
+if [ $# -lt 2 ]; then
+	echo "usage: nvcc-build.sh SRC OUT [NVCC-OPTIONS...]" >&2
+	exit 2
+fi
+src=$1 out=$2
+shift 2
+root=$(cd "$(dirname "$0")/.." && pwd)
+nvcc=${NVCC:-}
+[ -n "$nvcc" ] || nvcc=$(command -v nvcc 2>/dev/null || echo "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc")
+if [ ! -x "$nvcc" ]; then
+	echo "nvcc-build.sh: nvcc not found (set NVCC or CUDA_HOME)" >&2
+	exit 2
+fi
+[ -r "$src" ] || { echo "nvcc-build.sh: cannot read '$src'" >&2; exit 2; }
+cache=${DIRIGO_CUDA_CACHE:-$root/build/cuda-cache}
+key=$( { cat "$src"; printf '%s\n' "$@"; "$nvcc" --version; } | sha256sum | cut -c1-32)
+hit=$cache/$key
+if [ ! -x "$hit" ]; then
+	mkdir -p "$cache"
+	tmp=$cache/.$key.$$
+	if ! "$nvcc" -cudart shared -O2 -lineinfo "$@" -o "$tmp" "$src" 2>"$tmp.err"; then
+		cat "$tmp.err" >&2
+		rm -f "$tmp" "$tmp.err"
+		echo "nvcc-build.sh: nvcc failed on '$src'" >&2
+		exit 1
+	fi
+	rm -f "$tmp.err"
+	mv -f "$tmp" "$hit"
+fi
+cp "$hit" "$out"
