@@ -1,0 +1,409 @@
+/*
+ * instr.c: the meaning of PTX's arithmetic, logic, comparison and
+ * conversion instructions as expressions (paper 3.3.1): integers are
+ * bitvectors, floats are reals (rounding modifiers, .ftz and .approx do
+ * not change a real result; .sat clamps to [0, 1]), predicates are bools.
+ *
+ * Modelling gap: reals have no NaN, so the unordered comparisons (equ,
+ * ltu, ...) are the ordered ones, setp.nan is false and setp.num is true.
+ */
+#include "dexec.h"
+
+#include <string.h>
+
+#define MODS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+struct ctx {
+	struct dx_launch *L;
+	struct dx_bundle *b;
+	const struct ptx_instr *in;
+	struct ectx *cx;
+};
+
+static const struct expr *arg(struct ctx *c, unsigned i, sort_t s)
+{
+	if (i >= c->in->nops) {
+		dx_unsupported(c->L, c->in, "operands", "an instruction with too few operands");
+		return NULL;
+	}
+	return dx_get(c->L, c->b, c->in, &c->in->ops[i], s);
+}
+
+static int set(struct ctx *c, const struct expr *v)
+{
+	if (!v)
+		return -1;
+	return dx_set(c->L, c->b, c->in, &c->in->ops[0], v);
+}
+
+static const struct expr *clamp01(struct ectx *cx, const struct expr *v)
+{
+	const struct expr *lo = e_op2(cx, EOP_FMAX, v, e_real(cx, 0));
+	return e_op2(cx, EOP_FMIN, lo, e_real(cx, 1));
+}
+
+static bool is_btype(enum ptx_type t)
+{
+	return t >= PT_B8 && t <= PT_B128;
+}
+
+/* An operand of an untyped (.bN) move or select: a real stays real. */
+static const struct expr *arg_b(struct ctx *c, unsigned i, enum ptx_type t)
+{
+	if (i < c->in->nops && is_btype(t) && c->in->ops[i].kind == PO_REG) {
+		const struct expr *e = dx_get_raw(c->L, c->b, c->in, &c->in->ops[i]);
+		if (e && e->sort == SORT_REAL && (ptx_type_bits(t) == 32 || ptx_type_bits(t) == 64))
+			return e;
+	}
+	return arg(c, i, dx_sort_of(t));
+}
+
+/* ---- comparisons -------------------------------------------------------- */
+
+static const struct expr *compare(struct ctx *c, enum ptx_type t,
+                                  const struct expr *a, const struct expr *b)
+{
+	struct ectx *cx = c->cx;
+	const char *m = ptx_instr_mod_of(c->in, MODS("eq", "ne", "lt", "le", "gt", "ge",
+	                                              "lo", "ls", "hi", "hs", "equ", "neu",
+	                                              "ltu", "leu", "gtu", "geu", "num", "nan"));
+	if (!m) {
+		dx_unsupported(c->L, c->in, "comparison", "a comparison without an operator");
+		return NULL;
+	}
+	if (!strcmp(m, "eq") || !strcmp(m, "equ"))
+		return e_op2(cx, EOP_EQ, a, b);
+	if (!strcmp(m, "ne") || !strcmp(m, "neu"))
+		return e_not(cx, e_op2(cx, EOP_EQ, a, b));
+	if (ptx_type_is_float(t)) {
+		if (!strcmp(m, "num"))
+			return e_bool(cx, true);
+		if (!strcmp(m, "nan"))
+			return e_bool(cx, false);
+		if (!strcmp(m, "lt") || !strcmp(m, "ltu")) return e_op2(cx, EOP_FLT, a, b);
+		if (!strcmp(m, "le") || !strcmp(m, "leu")) return e_op2(cx, EOP_FLE, a, b);
+		if (!strcmp(m, "gt") || !strcmp(m, "gtu")) return e_op2(cx, EOP_FLT, b, a);
+		if (!strcmp(m, "ge") || !strcmp(m, "geu")) return e_op2(cx, EOP_FLE, b, a);
+	} else {
+		bool s = ptx_type_is_signed(t);
+		enum eop lt = s ? EOP_SLT : EOP_ULT, le = s ? EOP_SLE : EOP_ULE;
+		if (!strcmp(m, "lt")) return e_op2(cx, lt, a, b);
+		if (!strcmp(m, "le")) return e_op2(cx, le, a, b);
+		if (!strcmp(m, "gt")) return e_op2(cx, lt, b, a);
+		if (!strcmp(m, "ge")) return e_op2(cx, le, b, a);
+		if (!strcmp(m, "lo")) return e_op2(cx, EOP_ULT, a, b);
+		if (!strcmp(m, "ls")) return e_op2(cx, EOP_ULE, a, b);
+		if (!strcmp(m, "hi")) return e_op2(cx, EOP_ULT, b, a);
+		if (!strcmp(m, "hs")) return e_op2(cx, EOP_ULE, b, a);
+	}
+	dx_unsupported(c->L, c->in, "comparison", "comparison '%s' on .%s", m, ptx_type_name(t));
+	return NULL;
+}
+
+/* r combined with predicate operand i (setp/set .and/.or/.xor), if any. */
+static const struct expr *combine(struct ctx *c, const struct expr *r, unsigned i)
+{
+	const char *m = ptx_instr_mod_of(c->in, MODS("and", "or", "xor"));
+	if (!m)
+		return r;
+	const struct expr *p = arg(c, i, SORT_BOOL);
+	if (!p)
+		return NULL;
+	if (!strcmp(m, "and"))
+		return e_and(c->cx, r, p);
+	if (!strcmp(m, "or"))
+		return e_or(c->cx, r, p);
+	return e_not(c->cx, e_op2(c->cx, EOP_EQ, r, p));
+}
+
+static int do_setp(struct ctx *c, enum ptx_type t)
+{
+	sort_t s = dx_sort_of(t);
+	const struct expr *a = arg(c, 1, s), *b = a ? arg(c, 2, s) : NULL;
+	const struct expr *r = b ? compare(c, t, a, b) : NULL;
+	if (!r)
+		return -1;
+	const struct ptx_operand *d = &c->in->ops[0];
+	const struct expr *p = combine(c, r, 3);
+	if (!p)
+		return -1;
+	if (d->kind != PO_PAIR)
+		return set(c, p);
+	const struct expr *q = combine(c, e_not(c->cx, r), 3);
+	if (!q || dx_set(c->L, c->b, c->in, &d->elems[0], p) < 0)
+		return -1;
+	return dx_set(c->L, c->b, c->in, &d->elems[1], q);
+}
+
+static int do_set(struct ctx *c)
+{
+	enum ptx_type st = c->in->type, dt = c->in->type2;
+	sort_t s = dx_sort_of(st);
+	const struct expr *a = arg(c, 1, s), *b = a ? arg(c, 2, s) : NULL;
+	const struct expr *r = b ? compare(c, st, a, b) : NULL;
+	if (r)
+		r = combine(c, r, 3);
+	if (!r)
+		return -1;
+	if (ptx_type_is_float(dt))
+		return set(c, e_ite(c->cx, r, e_real(c->cx, 1), e_real(c->cx, 0)));
+	unsigned w = ptx_type_bits(dt);
+	return set(c, e_ite(c->cx, r, e_bv(c->cx, ~0ull, w), e_bv(c->cx, 0, w)));
+}
+
+/* ---- conversions ---------------------------------------------------------- */
+
+static int irnd_mode(const struct ptx_instr *in, int dflt)
+{
+	const char *m = ptx_instr_mod_of(in, MODS("rni", "rzi", "rmi", "rpi"));
+	if (!m)
+		return dflt;
+	return m[1] == 'n' ? RM_RN : m[1] == 'z' ? RM_RZ : m[1] == 'm' ? RM_RM : RM_RP;
+}
+
+/* Clamp bitvector v (of source type st) to the range of type dt. */
+static const struct expr *int_sat(struct ectx *cx, const struct expr *v, enum ptx_type st,
+                                  enum ptx_type dt)
+{
+	bool ss = ptx_type_is_signed(st), ds = ptx_type_is_signed(dt);
+	unsigned dw = ptx_type_bits(dt);
+	const struct expr *x = e_resize(cx, v, 64, ss);
+	uint64_t hi = ds ? (1ull << (dw - 1)) - 1 : dw >= 64 ? ~0ull : (1ull << dw) - 1;
+	if (ss) {
+		uint64_t lo = ds ? (uint64_t)-(int64_t)(1ull << (dw - 1)) : 0;
+		if (!(ds && dw >= 64))
+			x = e_op2(cx, EOP_SMAX, x, e_bv(cx, lo, 64));
+		if (!(ds && dw >= 64) && !(!ds && dw >= 64))
+			x = e_op2(cx, EOP_SMIN, x, e_bv(cx, hi, 64));
+	} else {
+		x = e_op2(cx, EOP_UMIN, x, e_bv(cx, hi, 64));
+	}
+	return e_resize(cx, x, dw, false);
+}
+
+static int do_cvt(struct ctx *c)
+{
+	struct ectx *cx = c->cx;
+	enum ptx_type st = c->in->type, dt = c->in->type2;
+	if (dt == PT_NONE || st == PT_PRED || dt == PT_PRED)
+		return dx_unsupported(c->L, c->in, "instruction 'cvt'", "a cvt without two types");
+	bool sf = ptx_type_is_float(st), df = ptx_type_is_float(dt);
+	bool sat = ptx_has_mod(c->in, "sat");
+	const struct expr *v = arg(c, 1, dx_sort_of(st));
+	if (!v)
+		return -1;
+	if (!sf && !df) {
+		if (sat)
+			return set(c, int_sat(cx, v, st, dt));
+		return set(c, e_resize(cx, v, ptx_type_bits(dt), ptx_type_is_signed(st)));
+	}
+	if (!sf && df) {
+		v = e_op1(cx, ptx_type_is_signed(st) ? EOP_S2R : EOP_U2R, SORT_REAL, 0, v);
+		return set(c, sat ? clamp01(cx, v) : v);
+	}
+	if (sf && !df) {
+		enum eop op = ptx_type_is_signed(dt) ? EOP_R2S : EOP_R2U;
+		return set(c, e_op1(cx, op, SORT_BV(ptx_type_bits(dt)), (uint64_t)irnd_mode(c->in, RM_RZ), v));
+	}
+	int rm = irnd_mode(c->in, -1);
+	if (rm >= 0) {
+		static const enum efun f[] = { [RM_RN] = EF_RINT, [RM_RZ] = EF_TRUNC,
+		                               [RM_RM] = EF_FLOOR, [RM_RP] = EF_CEIL };
+		v = e_fun(cx, f[rm], 1, &v);
+	}
+	return set(c, sat ? clamp01(cx, v) : v);
+}
+
+/* ---- arithmetic ------------------------------------------------------------- */
+
+static int float_op(struct ctx *c, enum dx_op op)
+{
+	struct ectx *cx = c->cx;
+	const struct expr *a = arg(c, 1, SORT_REAL), *b = NULL, *d = NULL, *r = NULL;
+	if (!a)
+		return -1;
+	bool binary = op == DO_ADD || op == DO_SUB || op == DO_MUL || op == DO_DIV ||
+	              op == DO_MIN || op == DO_MAX || op == DO_COPYSIGN || op == DO_MAD || op == DO_FMA;
+	if (binary && !(b = arg(c, 2, SORT_REAL)))
+		return -1;
+	if ((op == DO_MAD || op == DO_FMA) && !(d = arg(c, 3, SORT_REAL)))
+		return -1;
+	enum efun fn = EF__COUNT;
+	switch (op) {
+	case DO_ADD: r = e_op2(cx, EOP_FADD, a, b); break;
+	case DO_SUB: r = e_op2(cx, EOP_FSUB, a, b); break;
+	case DO_MUL: r = e_op2(cx, EOP_FMUL, a, b); break;
+	case DO_DIV: r = e_op2(cx, EOP_FDIV, a, b); break;
+	case DO_MIN: r = e_op2(cx, EOP_FMIN, a, b); break;
+	case DO_MAX: r = e_op2(cx, EOP_FMAX, a, b); break;
+	case DO_MAD:
+	case DO_FMA: r = e_op2(cx, EOP_FADD, e_op2(cx, EOP_FMUL, a, b), d); break;
+	case DO_NEG: r = e_op1(cx, EOP_FNEG, SORT_REAL, 0, a); break;
+	case DO_ABS: r = e_op1(cx, EOP_FABS, SORT_REAL, 0, a); break;
+	case DO_RCP: r = e_op2(cx, EOP_FDIV, e_real(cx, 1), a); break;
+	case DO_COPYSIGN: {
+		/* copysign d, a, b: |b| with the sign of a */
+		const struct expr *m = e_op1(cx, EOP_FABS, SORT_REAL, 0, b);
+		r = e_ite(cx, e_op2(cx, EOP_FLT, a, e_real(cx, 0)), e_op1(cx, EOP_FNEG, SORT_REAL, 0, m), m);
+		break;
+	}
+	case DO_SQRT: fn = EF_SQRT; break;
+	case DO_RSQRT: fn = EF_RSQRT; break;
+	case DO_EX2: fn = EF_EXP2; break;
+	case DO_LG2: fn = EF_LOG2; break;
+	case DO_TANH: fn = EF_TANH; break;
+	case DO_SIN: fn = EF_SIN; break;
+	case DO_COS: fn = EF_COS; break;
+	default:
+		return dx_unsupported(c->L, c->in, "instruction", "instruction '%s' on floats", c->in->opcode);
+	}
+	if (fn != EF__COUNT)
+		r = e_fun(cx, fn, 1, &a);
+	if (ptx_has_mod(c->in, "sat"))
+		r = clamp01(cx, r);
+	return set(c, r);
+}
+
+static const struct expr *mul_wide(struct ctx *c, const struct expr *a, const struct expr *b, bool s)
+{
+	unsigned w = 2 * SORT_WIDTH(a->sort);
+	return e_op2(c->cx, EOP_MUL, e_resize(c->cx, a, w, s), e_resize(c->cx, b, w, s));
+}
+
+static int int_op(struct ctx *c, enum dx_op op, enum ptx_type t)
+{
+	struct ectx *cx = c->cx;
+	unsigned w = ptx_type_bits(t);
+	bool s = ptx_type_is_signed(t);
+	sort_t st = SORT_BV(w);
+	if (ptx_instr_mod_of(c->in, MODS("cc", "sat", "relu")) && op != DO_MIN && op != DO_MAX)
+		return dx_unsupported(c->L, c->in, "instruction",
+		                      "instruction '%s' with .cc/.sat on integers", c->in->opcode);
+	if (ptx_has_mod(c->in, "relu"))
+		return dx_unsupported(c->L, c->in, "instruction", "integer min/max with .relu");
+	bool hi = ptx_has_mod(c->in, "hi"), wide = ptx_has_mod(c->in, "wide");
+	const struct expr *a = arg(c, 1, st), *b = NULL, *d = NULL, *r = NULL;
+	if (!a)
+		return -1;
+	bool unary = op == DO_NEG || op == DO_ABS || op == DO_NOT || op == DO_CNOT ||
+	             op == DO_POPC || op == DO_CLZ || op == DO_BREV;
+	if (!unary && !(b = arg(c, 2, (op == DO_SHL || op == DO_SHR) ? SORT_BV(32) : st)))
+		return -1;
+	if (op == DO_MAD && !(d = arg(c, 3, wide ? SORT_BV(2 * w) : st)))
+		return -1;
+	switch (op) {
+	case DO_ADD: r = e_op2(cx, EOP_ADD, a, b); break;
+	case DO_SUB: r = e_op2(cx, EOP_SUB, a, b); break;
+	case DO_MUL:
+	case DO_MAD:
+		if (wide)
+			r = mul_wide(c, a, b, s);
+		else if (hi)
+			r = e_op2(cx, s ? EOP_MULHI_S : EOP_MULHI_U, a, b);
+		else
+			r = e_op2(cx, EOP_MUL, a, b);
+		if (op == DO_MAD)
+			r = e_op2(cx, EOP_ADD, r, d);
+		break;
+	case DO_DIV: r = e_op2(cx, s ? EOP_SDIV : EOP_UDIV, a, b); break;
+	case DO_REM: r = e_op2(cx, s ? EOP_SREM : EOP_UREM, a, b); break;
+	case DO_SHL: r = e_op2(cx, EOP_SHL, a, e_resize(cx, b, w, false)); break;
+	case DO_SHR: r = e_op2(cx, s ? EOP_ASHR : EOP_LSHR, a, e_resize(cx, b, w, false)); break;
+	case DO_AND: r = e_op2(cx, EOP_AND, a, b); break;
+	case DO_OR: r = e_op2(cx, EOP_OR, a, b); break;
+	case DO_XOR: r = e_op2(cx, EOP_XOR, a, b); break;
+	case DO_NOT: r = e_op1(cx, EOP_NOT, st, 0, a); break;
+	case DO_CNOT:
+		r = e_ite(cx, e_op2(cx, EOP_EQ, a, e_bv(cx, 0, w)), e_bv(cx, 1, w), e_bv(cx, 0, w));
+		break;
+	case DO_MIN: r = e_op2(cx, s ? EOP_SMIN : EOP_UMIN, a, b); break;
+	case DO_MAX: r = e_op2(cx, s ? EOP_SMAX : EOP_UMAX, a, b); break;
+	case DO_NEG: r = e_op1(cx, EOP_NEG, st, 0, a); break;
+	case DO_ABS:
+		r = e_ite(cx, e_op2(cx, EOP_SLT, a, e_bv(cx, 0, w)), e_op1(cx, EOP_NEG, st, 0, a), a);
+		break;
+	case DO_POPC: r = e_resize(cx, e_op1(cx, EOP_POPC, st, 0, a), 32, false); break;
+	case DO_CLZ: r = e_resize(cx, e_op1(cx, EOP_CLZ, st, 0, a), 32, false); break;
+	case DO_BREV: r = e_op1(cx, EOP_BREV, st, 0, a); break;
+	default:
+		return dx_unsupported(c->L, c->in, "instruction", "instruction '%s' on integers", c->in->opcode);
+	}
+	return set(c, r);
+}
+
+static int pred_op(struct ctx *c, enum dx_op op)
+{
+	struct ectx *cx = c->cx;
+	const struct expr *a = arg(c, 1, SORT_BOOL), *b = NULL;
+	if (!a)
+		return -1;
+	if (op != DO_NOT && op != DO_CNOT && !(b = arg(c, 2, SORT_BOOL)))
+		return -1;
+	switch (op) {
+	case DO_AND: return set(c, e_and(cx, a, b));
+	case DO_OR: return set(c, e_or(cx, a, b));
+	case DO_XOR: return set(c, e_not(cx, e_op2(cx, EOP_EQ, a, b)));
+	case DO_NOT:
+	case DO_CNOT: return set(c, e_not(cx, a));
+	default:
+		return dx_unsupported(c->L, c->in, "instruction", "instruction '%s' on predicates", c->in->opcode);
+	}
+}
+
+static int do_mov(struct ctx *c, enum ptx_type t)
+{
+	if (c->in->nops != 2)
+		return dx_unsupported(c->L, c->in, "instruction 'mov'", "a mov without two operands");
+	const struct ptx_operand *d = &c->in->ops[0], *s = &c->in->ops[1];
+	if (d->kind == PO_VEC || s->kind == PO_VEC)
+		return set(c, arg(c, 1, SORT_BV(ptx_type_bits(t))));
+	const struct expr *v;
+	if (s->kind == PO_REG || s->kind == PO_SREG || s->kind == PO_SYM)
+		v = dx_get_raw(c->L, c->b, c->in, s);
+	else
+		v = arg(c, 1, dx_sort_of(t));
+	if (!v)
+		return -1;
+	if (d->kind == PO_REG && d->reg >= 0) {
+		sort_t rs = dx_sort_of(c->L->fn->regs[d->reg].type);
+		/* a float register receives a real; an integer one may keep a real */
+		if (rs == SORT_REAL || SORT_KIND(rs) == SK_BOOL || SORT_KIND(v->sort) != SK_REAL)
+			v = dx_coerce(c->L, c->in, v, rs);
+	}
+	return set(c, v);
+}
+
+int dx_alu(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in, enum dx_op op)
+{
+	struct ctx c = { L, b, in, L->cx };
+	enum ptx_type t = in->type;
+	if (t == PT_F16X2 || t == PT_BF16X2 || t == PT_B128 || t == PT_TF32)
+		return dx_unsupported(L, in, "instruction", "instruction '%s' on .%s",
+		                      dx_instr_name(L, in), ptx_type_name(t));
+	if (in->nops == 0)
+		return dx_unsupported(L, in, "instruction", "instruction '%s' without operands", in->opcode);
+	switch (op) {
+	case DO_MOV: return do_mov(&c, t);
+	case DO_CVTA: return set(&c, arg(&c, 1, SORT_BV(64)));
+	case DO_CVT: return do_cvt(&c);
+	case DO_SETP: return do_setp(&c, t);
+	case DO_SET: return do_set(&c);
+	case DO_SELP: {
+		const struct expr *x = arg_b(&c, 1, t);
+		const struct expr *y = x ? arg_b(&c, 2, t) : NULL;
+		if (y && x->sort != y->sort)
+			y = dx_coerce(L, in, y, x->sort);
+		const struct expr *p = y ? arg(&c, 3, SORT_BOOL) : NULL;
+		return p ? set(&c, e_ite(L->cx, p, x, y)) : -1;
+	}
+	default:
+		break;
+	}
+	if (t == PT_PRED)
+		return pred_op(&c, op);
+	if (ptx_type_is_float(t))
+		return float_op(&c, op);
+	if (t == PT_NONE)
+		return dx_unsupported(L, in, "instruction", "instruction '%s' without a type", in->opcode);
+	return int_op(&c, op, t);
+}

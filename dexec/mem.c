@@ -1,0 +1,492 @@
+/*
+ * mem.c: memory instructions of a bundle: ld.param from the launch's
+ * argument bytes, ld/st on global buffers (addresses must be a buffer's
+ * base, from a pointer argument, plus an offset over tid/ctaid), ld.const
+ * of module constants (from the launch's symbol buffer, or folded from the
+ * PTX initialiser), store-to-load forwarding within a bundle, and the
+ * bounds check of every access for all threads of the bundle.
+ */
+#include "dexec.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+enum tkind { T_BUF, T_INIT };
+
+/* Where an access goes. */
+struct target {
+	enum tkind kind;
+	uint32_t vin;                   /* T_BUF: the value read */
+	const struct ptx_var *var;      /* T_INIT: constant folded from var */
+	uint64_t bytes;                 /* size of what is accessed, for bounds */
+	const struct expr *off;         /* bv64 byte offset */
+};
+
+static enum etype et_for(enum ptx_type t, enum ptx_type reg)
+{
+	bool fl = ptx_type_is_float(reg);
+	switch (t) {
+	case PT_U8: case PT_B8: return ET_U8;
+	case PT_S8: return ET_S8;
+	case PT_U16: return ET_U16;
+	case PT_B16: return fl ? ET_F16 : ET_U16;
+	case PT_S16: return ET_S16;
+	case PT_U32: return ET_U32;
+	case PT_B32: return fl ? ET_F32 : ET_U32;
+	case PT_S32: return ET_S32;
+	case PT_U64: return ET_U64;
+	case PT_B64: return fl ? ET_F64 : ET_U64;
+	case PT_S64: return ET_S64;
+	case PT_F16: return ET_F16;
+	case PT_BF16: return ET_BF16;
+	case PT_F32: return ET_F32;
+	case PT_F64: return ET_F64;
+	default: return ET_NONE;
+	}
+}
+
+static enum ptx_type reg_type(struct dx_launch *L, const struct ptx_operand *op)
+{
+	if (op->kind == PO_REG && op->reg >= 0 && (unsigned)op->reg < L->fn->nregs)
+		return L->fn->regs[op->reg].type;
+	return PT_NONE;
+}
+
+/* The element operands of a destination or source: a vector's elements, or
+ * the operand itself. */
+static const struct ptx_operand *elem(const struct ptx_operand *op, unsigned i)
+{
+	return op->kind == PO_VEC ? &op->elems[i] : op;
+}
+
+static int check_shape(struct dx_launch *L, const struct ptx_instr *in, const struct ptx_operand *v,
+                       unsigned n, unsigned esz)
+{
+	if (in->nops < 2)
+		return dx_unsupported(L, in, "operands", "a memory access without two operands");
+	if ((v->kind == PO_VEC) != (n > 1) || (v->kind == PO_VEC && v->nelems != n) || esz == 0)
+		return dx_unsupported(L, in, "operands", "an access whose operands do not match its type");
+	return 0;
+}
+
+/* ---- addresses ---------------------------------------------------------- */
+
+static const struct expr *address(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+                                  const struct ptx_operand *op)
+{
+	struct ectx *cx = L->cx;
+	if (op->kind != PO_ADDR || !op->name) {
+		dx_unsupported(L, in, "address", "an address that is not [register+offset] or [symbol+offset]");
+		return NULL;
+	}
+	const struct expr *base;
+	if (op->base_is_sym) {
+		struct ptx_operand s = { .kind = PO_SYM, .name = op->name, .reg = -1 };
+		base = dx_get_raw(L, b, in, &s);
+	} else {
+		struct ptx_operand r = { .kind = PO_REG, .name = op->name, .reg = op->reg };
+		base = dx_get(L, b, in, &r, SORT_BV(64));
+	}
+	if (!base)
+		return NULL;
+	return e_op2(cx, EOP_ADD, base, e_bv(cx, (uint64_t)op->imm, 64));
+}
+
+/* Splits addr into a buffer (or module variable) and an offset. */
+static int resolve(struct dx_launch *L, const struct ptx_instr *in, const struct expr *addr,
+                   struct target *t)
+{
+	struct ectx *cx = L->cx;
+	if (e_has_undef(addr))
+		return dx_unsupported(L, in, "undefined address", "an address computed from an undefined value");
+	uint64_t k;
+	struct affine_term terms[16];
+	int n = e_affine(addr, &k, terms, 16);
+	const struct expr *base = NULL;
+	int nbase = 0;
+	bool unit = false;
+	for (int i = 0; n > 0 && i < n; i++) {
+		const struct expr *x = terms[i].term;
+		if (x->op == EOP_VAR && (EVAR_IS_BASE(x->u) || DX_IS_SYMVAR(x->u))) {
+			nbase++;
+			base = x;
+			unit = terms[i].coef == 1;
+		}
+	}
+	if (n < 0 || nbase != 1 || !unit) {
+		if (e_has_data(addr))
+			return dx_unsupported(L, in, "data-dependent address",
+			                      "an address that depends on loaded data");
+		return dx_unsupported(L, in, "address",
+		                      nbase == 0 ? "an address that is not inside a buffer given as an argument"
+		                                 : "an address that combines buffer addresses");
+	}
+	t->off = e_op2(cx, EOP_SUB, addr, base);
+	if (e_has_data(t->off))
+		return dx_unsupported(L, in, "data-dependent address", "an address that depends on loaded data");
+	if (EVAR_IS_BASE(base->u)) {
+		t->kind = T_BUF;
+		t->vin = EVAR_BASE_VALUE(base->u);
+		t->var = NULL;
+		if (t->vin >= L->o->values.len)
+			return dx_unsupported(L, in, "address", "an address in unknown value %u", t->vin);
+		t->bytes = L->o->values.items[t->vin].bytes;
+		return 0;
+	}
+	const struct ptx_var *v = dx_var(L, DX_SYMVAR_INDEX(base->u));
+	if (v->space == PS_SHARED)
+		return dx_unsupported(L, in, "shared memory", "an access to shared memory ('%s')", v->name);
+	if (v->space != PS_CONST && v->space != PS_GLOBAL)
+		return dx_unsupported(L, in, "memory space", "an access to variable '%s' of this space", v->name);
+	for (uint32_t i = 0; i < L->l->nsyms; i++)
+		if (strcmp(L->l->syms[i].symbol, v->name) == 0) {
+			t->kind = T_BUF;
+			t->vin = L->l->syms[i].vin;
+			t->var = v;
+			t->bytes = L->o->values.items[t->vin].bytes;
+			return 0;
+		}
+	if (v->space != PS_CONST)
+		return dx_unsupported(L, in, "device variable",
+		                      "an access to __device__ variable '%s' that the trace does not hold", v->name);
+	t->kind = T_INIT;
+	t->var = v;
+	t->bytes = v->size;
+	return 0;
+}
+
+/* ---- bounds ----------------------------------------------------------------- */
+
+/* 0: in bounds for every thread of dom; 1: a finding was made (skip the
+ * access); -1: unsupported. */
+static int bounds(struct dx_launch *L, const struct ptx_instr *in, const struct expr *dom,
+                  const struct target *t, unsigned size, bool is_store, bool data_guard)
+{
+	struct ectx *cx = L->cx;
+	const struct expr *off = t->off;
+	const struct expr *neg = e_op2(cx, EOP_SLT, off, e_bv(cx, 0, 64));
+	const struct expr *end = e_op2(cx, EOP_ADD, off, e_bv(cx, size, 64));
+	const struct expr *past = e_op2(cx, EOP_ULT, e_bv(cx, t->bytes, 64), end);
+	const struct expr *cond = e_and(cx, dom, e_or(cx, neg, past));
+	uint32_t tid[3], ctaid[3];
+	enum smt_result r = dx_sat(L, cond, tid, ctaid);
+	if (r == SMT_UNSAT)
+		return 0;
+	if (r == SMT_UNKNOWN)
+		return dx_unsupported(L, in, "solver", "the solver could not decide the bounds of an access");
+	if (data_guard)
+		return dx_unsupported(L, in, "predicated access",
+		                      "an access under a data-dependent predicate that may be out of bounds");
+	const struct expr *c = e_at_thread(cx, off, tid, ctaid);
+	int64_t o = c->op == EOP_BV ? (int64_t)c->u : 0;
+	const char *name = t->kind == T_BUF ? dx_value_name(L, t->vin)
+	                                    : arena_printf(&L->a, "symbol '%s'", t->var->name);
+	const char *src = dx_src(L, in);
+	char *msg = arena_printf(&L->a,
+		"kernel '%s' %s %u bytes at byte offset %" PRId64 " of a %" PRIu64 "-byte buffer (%s) "
+		"at thread (%u,%u,%u) block (%u,%u,%u), PTX line %u%s%s",
+		L->l->kernel, is_store ? "writes" : "reads", size, o, t->bytes, name,
+		tid[0], tid[1], tid[2], ctaid[0], ctaid[1], ctaid[2], in->line,
+		src ? ", " : "", src ? src : "");
+	uint32_t value = t->kind == T_BUF ? t->vin : NO_VALUE;
+	dx_finding(L, in, "oob-global", tid, ctaid, value, o, msg);
+	return 1;
+}
+
+/* ---- forwarding ---------------------------------------------------------- */
+
+/* How a load at offset d (bv64, not constant) from an earlier store of
+ * the bundle relates to it for the threads of dom: 0 never overlapping, 1
+ * the same offset for all, -1 otherwise (unsupported). */
+static int alias(struct dx_launch *L, const struct ptx_instr *in, const struct expr *dom,
+                 const struct expr *d, unsigned size, unsigned ssize)
+{
+	struct ectx *cx = L->cx;
+	const struct expr *lo = e_op2(cx, EOP_SLT, e_bv(cx, -(uint64_t)size, 64), d);
+	const struct expr *hi = e_op2(cx, EOP_SLT, d, e_bv(cx, ssize, 64));
+	enum smt_result r = dx_sat(L, e_and(cx, dom, e_and(cx, lo, hi)), NULL, NULL);
+	if (r == SMT_UNSAT)
+		return 0;
+	if (size == ssize && r == SMT_SAT) {
+		const struct expr *ne = e_not(cx, e_op2(cx, EOP_EQ, d, e_bv(cx, 0, 64)));
+		if (dx_sat(L, e_and(cx, dom, ne), NULL, NULL) == SMT_UNSAT)
+			return 1;
+	}
+	return dx_unsupported(L, in, "load may alias an earlier store",
+	                      "a load that may alias an earlier store of the same thread "
+	                      "at a different offset");
+}
+
+/* The value a bundle reads at (vin, off) of size bytes given its stores
+ * from s on, for the threads of dom: *out is the newest matching store's value (merged with older
+ * ones where a store was conditional), or NULL when no store overlaps.
+ * Returns 0 or -1 (unsupported). */
+static int forward(struct dx_launch *L, const struct ptx_instr *in, const struct expr *dom,
+                   const struct dx_store *s, uint32_t vin, const struct expr *off, unsigned size, enum etype et,
+                   const struct expr **out)
+{
+	struct ectx *cx = L->cx;
+	for (; s; s = s->next) {
+		if (s->vin != vin)
+			continue;
+		const struct expr *d = e_op2(cx, EOP_SUB, off, s->off);
+		if (d->op != EOP_BV) {
+			int a = alias(L, in, dom, d, size, s->size);
+			if (a < 0)
+				return -1;
+			if (a == 0)
+				continue;
+			d = e_bv(cx, 0, 64);    /* the same offset for every thread */
+		}
+		int64_t k = (int64_t)d->u;
+		if (k >= (int64_t)s->size || -k >= (int64_t)size)
+			continue;
+		if (k != 0 || s->size != size)
+			return dx_unsupported(L, in, "load overlaps an earlier store",
+			                      "a load that partly overlaps an earlier store of the same thread");
+		const struct expr *v = dx_coerce(L, in, s->val, etype_sort(et));
+		if (!v)
+			return -1;
+		if (s->guard) {
+			const struct expr *older;
+			if (forward(L, in, dom, s->next, vin, off, size, et, &older) < 0)
+				return -1;
+			if (!older)
+				older = e_load(cx, vin, et, off);
+			v = e_ite(cx, s->guard, v, older);
+		}
+		*out = v;
+		return 0;
+	}
+	*out = NULL;
+	return 0;
+}
+
+static const struct expr *read_value(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+                                     const struct target *t, const struct expr *off, enum etype et)
+{
+	struct ectx *cx = L->cx;
+	unsigned size = etype_size(et);
+	if (t->kind == T_BUF) {
+		const struct expr *v;
+		if (forward(L, in, b->dom, b->stores, t->vin, off, size, et, &v) < 0)
+			return NULL;
+		return v ? v : e_load(cx, t->vin, et, off);
+	}
+	/* a constant folded from the variable's initialiser */
+	if (off->op != EOP_BV) {
+		dx_unsupported(L, in, "constant table", "a thread-dependent index into constant '%s'",
+		               t->var->name);
+		return NULL;
+	}
+	uint64_t o = off->u, bits = 0;
+	for (unsigned i = 0; i < t->var->ninit_syms; i++) {
+		const struct ptx_init_sym *s = &t->var->init_syms[i];
+		if (o < s->offset + s->size && s->offset < o + size) {
+			dx_unsupported(L, in, "constant address", "an address stored in constant '%s'", t->var->name);
+			return NULL;
+		}
+	}
+	for (unsigned i = 0; i < size && t->var->init; i++)
+		bits |= (uint64_t)t->var->init[o + i] << (8 * i);
+	if (etype_is_float(et))
+		return dx_real_bits(L, in, bits, 8 * size);
+	return e_bv(cx, bits, 8 * size);
+}
+
+/* ---- parameters ----------------------------------------------------------- */
+
+static int load_param(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in)
+{
+	struct ectx *cx = L->cx;
+	const struct ptx_operand *d = &in->ops[0], *a = &in->ops[1];
+	unsigned n = ptx_instr_vec(in), esz = ptx_type_bits(in->type) / 8;
+	if (check_shape(L, in, d, n, esz) < 0)
+		return -1;
+	if (a->kind != PO_ADDR || !a->base_is_sym)
+		return dx_unsupported(L, in, "parameter address", "ld.param through a register");
+	int pi = -1;
+	for (unsigned i = 0; i < L->fn->nparams; i++)
+		if (strcmp(L->fn->params[i].name, a->name) == 0)
+			pi = (int)i;
+	if (pi < 0 || (uint32_t)pi >= L->l->nargs)
+		return dx_unsupported(L, in, "parameter", "ld.param of '%s', which is not a parameter", a->name);
+	const struct obl_arg *g = &L->l->args[pi];
+	for (unsigned i = 0; i < n; i++) {
+		const struct ptx_operand *de = elem(d, i);
+		if (de->kind == PO_SINK)
+			continue;
+		uint64_t o = (uint64_t)a->imm + (uint64_t)i * esz;
+		const struct expr *v;
+		if (g->is_ptr) {
+			if (o != 0 || esz != 8)
+				return dx_unsupported(L, in, "pointer argument",
+				                      "a partial read of pointer argument '%s'", g->param);
+			v = e_op2(cx, EOP_ADD, e_var(cx, EVAR_BASE(g->vin), SORT_BV(64)), e_bv(cx, g->off, 64));
+		} else {
+			if (a->imm < 0 || o + esz > g->size)
+				return dx_unsupported(L, in, "parameter", "ld.param beyond argument '%s'", g->param);
+			uint64_t bits = 0;
+			const unsigned char *raw = g->raw;
+			for (unsigned k = 0; k < esz; k++)
+				bits |= (uint64_t)raw[o + k] << (8 * k);
+			enum etype et = et_for(in->type, reg_type(L, de));
+			if (etype_is_float(et))
+				v = dx_real_bits(L, in, bits, 8 * esz);
+			else
+				v = e_bv(cx, bits, 8 * esz);
+			if (v && !etype_is_float(et) && de->kind == PO_REG) {
+				sort_t rs = dx_sort_of(reg_type(L, de));
+				if (SORT_KIND(rs) == SK_BV)
+					v = e_resize(cx, v, SORT_WIDTH(rs), ptx_type_is_signed(in->type));
+			}
+		}
+		if (!v || dx_set(L, b, in, de, v) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- loads and stores ---------------------------------------------------------- */
+
+static int space_check(struct dx_launch *L, const struct ptx_instr *in, enum ptx_space sp)
+{
+	if (sp == PS_SHARED)
+		return dx_unsupported(L, in, "shared memory", "instruction '%s' (shared memory)",
+		                      dx_instr_name(L, in));
+	if (sp == PS_LOCAL)
+		return dx_unsupported(L, in, "local memory", "instruction '%s' (local memory)",
+		                      dx_instr_name(L, in));
+	if (sp != PS_GLOBAL && sp != PS_GENERIC && sp != PS_CONST)
+		return dx_unsupported(L, in, "memory space", "instruction '%s' in this state space",
+		                      dx_instr_name(L, in));
+	return 0;
+}
+
+/* Splits a guard into the part bounds and domains use (thread-only) and
+ * whether values must be merged because it depends on data. */
+static const struct expr *guard_dom(struct dx_launch *L, struct dx_bundle *b, const struct expr *guard,
+                                    bool *data)
+{
+	*data = guard && e_has_data(guard);
+	if (!guard || *data)
+		return b->dom;
+	return e_and(L->cx, b->dom, guard);
+}
+
+int dx_load(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+            const struct expr *guard)
+{
+	struct ectx *cx = L->cx;
+	enum ptx_space sp = ptx_instr_space(in);
+	if (sp == PS_PARAM)
+		return load_param(L, b, in);
+	if (space_check(L, in, sp) < 0)
+		return -1;
+	const struct ptx_operand *d = &in->ops[0];
+	unsigned n = ptx_instr_vec(in), esz = ptx_type_bits(in->type) / 8;
+	if (check_shape(L, in, d, n, esz) < 0)
+		return -1;
+	const struct expr *addr = address(L, b, in, &in->ops[1]);
+	struct target t;
+	if (!addr || resolve(L, in, addr, &t) < 0)
+		return -1;
+	if (sp == PS_CONST && (!t.var || t.var->space != PS_CONST))
+		return dx_unsupported(L, in, "address", "ld.const of an address outside constant memory");
+	bool data;
+	const struct expr *dom = guard_dom(L, b, guard, &data);
+	int r = bounds(L, in, dom, &t, n * esz, false, data);
+	if (r < 0)
+		return -1;
+	for (unsigned i = 0; i < n; i++) {
+		const struct ptx_operand *de = elem(d, i);
+		if (de->kind == PO_SINK)
+			continue;
+		enum ptx_type rt = reg_type(L, de);
+		enum etype et = et_for(in->type, rt);
+		if (et == ET_NONE)
+			return dx_unsupported(L, in, "load type", "a load of .%s", ptx_type_name(in->type));
+		const struct expr *v;
+		if (r == 1) {
+			v = e_undef(cx, etype_sort(et));
+		} else {
+			const struct expr *o = e_op2(cx, EOP_ADD, t.off, e_bv(cx, (uint64_t)i * esz, 64));
+			if (!(v = read_value(L, b, in, &t, o, et)))
+				return -1;
+		}
+		sort_t rs = dx_sort_of(rt);
+		if (SORT_KIND(v->sort) == SK_BV && SORT_KIND(rs) == SK_BV)
+			v = e_resize(cx, v, SORT_WIDTH(rs), et == ET_S8 || et == ET_S16 || et == ET_S32);
+		if (dx_set(L, b, in, de, v) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int dx_store(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+             const struct expr *guard)
+{
+	struct ectx *cx = L->cx;
+	enum ptx_space sp = ptx_instr_space(in);
+	if (sp == PS_PARAM)
+		return dx_unsupported(L, in, "function call", "a call (st.param of an argument)");
+	if (sp == PS_CONST)
+		return dx_unsupported(L, in, "memory space", "a store to constant memory");
+	if (space_check(L, in, sp) < 0)
+		return -1;
+	const struct ptx_operand *s = &in->ops[1];
+	unsigned n = ptx_instr_vec(in), esz = ptx_type_bits(in->type) / 8;
+	if (check_shape(L, in, s, n, esz) < 0)
+		return -1;
+	const struct expr *addr = address(L, b, in, &in->ops[0]);
+	struct target t;
+	if (!addr || resolve(L, in, addr, &t) < 0)
+		return -1;
+	uint32_t vout = NO_VALUE;
+	for (uint32_t i = 0; t.kind == T_BUF && !t.var && i < L->l->nargs; i++)
+		if (L->l->args[i].is_ptr && L->l->args[i].vin == t.vin)
+			vout = L->l->args[i].vout;
+	if (vout == NO_VALUE)
+		return dx_unsupported(L, in, "store to a module variable",
+		                      "a store to a __device__ or __constant__ variable");
+	bool data;
+	const struct expr *dom = guard_dom(L, b, guard, &data);
+	int r = bounds(L, in, dom, &t, n * esz, true, data);
+	if (r != 0)
+		return r < 0 ? -1 : 0;
+	for (unsigned i = 0; i < n; i++) {
+		const struct ptx_operand *se = elem(s, i);
+		if (se->kind == PO_SINK)
+			continue;
+		enum etype et = et_for(in->type, reg_type(L, se));
+		if (et == ET_NONE)
+			return dx_unsupported(L, in, "store type", "a store of .%s", ptx_type_name(in->type));
+		const struct expr *v = NULL;
+		if (se->kind == PO_REG && (in->type == PT_B32 || in->type == PT_B64)) {
+			v = dx_get_raw(L, b, in, se);
+			if (v && v->sort == SORT_REAL)
+				et = in->type == PT_B32 ? ET_F32 : ET_F64;
+		}
+		v = dx_get(L, b, in, se, etype_sort(et));
+		if (!v)
+			return -1;
+		if (e_has_undef(v))
+			return dx_unsupported(L, in, "undefined value", "a store of an undefined value");
+		const struct expr *o = e_op2(cx, EOP_ADD, t.off, e_bv(cx, (uint64_t)i * esz, 64));
+		if (data) {
+			const struct expr *old;
+			if (forward(L, in, b->dom, b->stores, t.vin, o, esz, et, &old) < 0)
+				return -1;
+			v = e_ite(cx, guard, v, old ? old : e_load(cx, t.vin, et, o));
+		}
+		struct sym_write w = {
+			.value = vout, .dom = dom, .addr = o, .val = v, .et = et,
+			.seq = b->seq++, .line = in->line, .src_line = in->loc_line,
+		};
+		VEC_PUSH(L->writes, w);
+		struct dx_store *st = ARENA_NEW(&L->a, struct dx_store);
+		*st = (struct dx_store){ b->stores, t.vin, o, v, (guard && !data) ? guard : NULL, esz };
+		b->stores = st;
+	}
+	return 0;
+}

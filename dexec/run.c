@@ -1,0 +1,159 @@
+/*
+ * run.c: dexec over a whole obligation: collects its records as they pass
+ * through, then checks every launch against its module (kernel found,
+ * arguments match the parameters: bad input is trouble, reported before
+ * any record is added), executes the launches in order and appends their
+ * records.  Each module is parsed once; one solver serves all launches.
+ */
+#include "run.h"
+
+#include <string.h>
+#include <time.h>
+
+#include "diag.h"
+
+void dx_run_init(struct dx_run *r, const struct dx_opts *opts)
+{
+	memset(r, 0, sizeof *r);
+	obligation_init(&r->o);
+	arena_init(&r->a);
+	r->opts = *opts;
+	r->status = EXIT_OK;
+}
+
+void dx_run_release(struct dx_run *r)
+{
+	if (!r)
+		return;
+	obligation_release(&r->o);
+	VEC_FREE(r->srcs);
+	free(r->mods);
+	smt_free(r->smt);
+	arena_release(&r->a);
+	memset(r, 0, sizeof *r);
+}
+
+int dx_run_take(struct dx_run *r, const struct record *rec)
+{
+	int t = obligation_take(&r->o, rec);
+	if (t < 0)
+		return -1;
+	r->file = arena_strdup(&r->a, rec->file);
+	if (t > 0 && strcmp(rec->type, "launch") == 0) {
+		struct dx_src s = { r->file, rec->index };
+		VEC_PUSH(r->srcs, s);
+	}
+	/* findings and unsupported launches passed through count in the status */
+	if (strcmp(rec->type, "finding") == 0)
+		r->status = exit_worst(r->status, EXIT_BUG);
+	else if (strcmp(rec->type, "unsupported") == 0)
+		r->status = exit_worst(r->status, EXIT_UNDECIDED);
+	return 0;
+}
+
+/* Parses module m once; NULL (with r->mods[m].err set) if it does not parse. */
+static const struct ptx_module *module(struct dx_run *r, uint32_t m)
+{
+	struct dx_mod *dm = &r->mods[m];
+	if (!dm->done) {
+		char err[256] = "";
+		const struct obl_module *om = &r->o.modules.items[m];
+		dm->mod = ptx_parse(&r->a, om->ptx, om->ptxlen, err, sizeof err);
+		if (!dm->mod)
+			dm->err = arena_printf(&r->a, "module %u does not parse: %s", m, err);
+		dm->done = true;
+	}
+	return dm->mod;
+}
+
+/* Checks that launch i fits its kernel; false after a message. */
+static bool launch_ok(struct dx_run *r, uint32_t i)
+{
+	const struct obl_launch *l = &r->o.launches.items[i];
+	const struct dx_src *src = &r->srcs.items[i];
+	const struct ptx_module *m = module(r, l->module);
+	if (!m)
+		return true;            /* reported as unsupported */
+	const struct ptx_func *f = ptx_find_func(m, l->kernel);
+	if (!f || !f->is_entry || !f->has_body) {
+		warn("%s: record %zu (launch): kernel '%s' is not an entry of module %u",
+		     src->file, src->index, l->kernel, l->module);
+		return false;
+	}
+	if (l->nargs != f->nparams) {
+		warn("%s: record %zu (launch): kernel '%s' has %u parameters, the launch gives %u arguments",
+		     src->file, src->index, l->kernel, f->nparams, l->nargs);
+		return false;
+	}
+	for (uint32_t k = 0; k < l->nargs; k++) {
+		const struct obl_arg *a = &l->args[k];
+		if (a->size != f->params[k].size || (a->is_ptr && a->size != 8)) {
+			warn("%s: record %zu (launch): argument %u ('%s') has %u bytes, parameter '%s' %u",
+			     src->file, src->index, k, a->param, a->size, f->params[k].name, f->params[k].size);
+			return false;
+		}
+	}
+	for (int d = 0; d < 3; d++)
+		if (l->grid[d] == 0 || l->block[d] == 0 || l->grid[d] > UINT32_MAX || l->block[d] > 1024) {
+			warn("%s: record %zu (launch): bad launch geometry", src->file, src->index);
+			return false;
+		}
+	return true;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void run_launch(struct dx_run *r, struct stream_out *w, uint32_t i)
+{
+	const struct obl_launch *l = &r->o.launches.items[i];
+	const struct ptx_module *m = module(r, l->module);
+	if (!m) {
+		struct sym_unsupported u = { l->prog, i, l->kernel, 0, "ptx parse error",
+		                             r->mods[l->module].err };
+		sym_write_unsupported(w, &u);
+		r->status = exit_worst(r->status, EXIT_UNDECIDED);
+		return;
+	}
+	if (!r->smt)
+		r->smt = smt_new(r->opts.smt_timeout_ms, 0);
+	double t0 = now_ms();
+	struct dx_launch L;
+	dx_launch_run(&L, &r->o, i, m, ptx_find_func(m, l->kernel), &r->opts, r->smt);
+	double ms = now_ms() - t0;
+	if (L.unsup) {
+		sym_write_unsupported(w, &L.uns);
+		r->status = exit_worst(r->status, EXIT_UNDECIDED);
+		note("launch %u: kernel '%s': unsupported: %s", i, l->kernel, L.uns.message);
+	} else {
+		struct sym_writes sw = {
+			.launch = i, .prog = l->prog, .kernel = l->kernel, .bundles = L.nbundles,
+			.ms = r->opts.timing ? ms : 0, .writes = L.writes.items, .nwrites = (uint32_t)L.writes.len,
+		};
+		sym_write_writes(w, &sw);
+		note("launch %u: kernel '%s': %u bundles, %zu writes, %llu steps, %.1f ms", i, l->kernel,
+		     L.nbundles, L.writes.len, (unsigned long long)L.steps, ms);
+	}
+	for (size_t k = 0; k < L.findings.len; k++)
+		sym_write_finding(w, &L.findings.items[k]);
+	if (L.findings.len)
+		r->status = exit_worst(r->status, EXIT_BUG);
+	dx_launch_release(&L);
+}
+
+int dx_run_finish(struct dx_run *r, struct stream_out *w)
+{
+	if (!obligation_check(&r->o, r->file ? r->file : "-"))
+		return EXIT_TROUBLE;
+	r->mods = xcalloc(r->o.modules.len + 1, sizeof *r->mods);
+	for (uint32_t i = 0; i < r->o.launches.len; i++)
+		if (!launch_ok(r, i))
+			return EXIT_TROUBLE;
+	for (uint32_t i = 0; i < r->o.launches.len; i++)
+		run_launch(r, w, i);
+	return r->status;
+}

@@ -1,0 +1,40 @@
+/*
+ * run.h: one dexec run over an obligation stream (run.c): records are
+ * taken as they pass through; at the end every launch is executed and its
+ * records appended.
+ */
+#ifndef DIRIGO_DEXEC_RUN_H
+#define DIRIGO_DEXEC_RUN_H
+
+#include "dexec.h"
+
+struct dx_src { const char *file; size_t index; };   /* where a launch record was */
+
+struct dx_mod {                  /* a module, parsed on first use */
+	bool done;
+	const struct ptx_module *mod;
+	const char *err;         /* why it does not parse */
+};
+
+struct dx_run {
+	struct obligation o;
+	struct dx_opts opts;
+	struct arena a;          /* parsed modules, names */
+	struct dx_mod *mods;     /* by module id */
+	VEC(struct dx_src) srcs; /* by launch id */
+	struct smt *smt;
+	const char *file;        /* the last input named, for messages */
+	int status;              /* the worst outcome so far */
+};
+
+void dx_run_init(struct dx_run *r, const struct dx_opts *opts);
+void dx_run_release(struct dx_run *r);          /* NULL ok */
+/* Takes one record read from the input (after it was passed through).
+ * Returns 0, or -1 for a bad record (message printed). */
+int  dx_run_take(struct dx_run *r, const struct record *rec);
+/* Checks the obligation, executes every launch and writes its records to
+ * w.  Returns the exit status of the run (EXIT_TROUBLE for bad input,
+ * before anything is written). */
+int  dx_run_finish(struct dx_run *r, struct stream_out *w);
+
+#endif

@@ -1,0 +1,166 @@
+#!/bin/sh
+# 2000-dexec.sh: dexec on obligations built around fixture PTX: pass-through,
+# write sets, findings, unsupported launches, exit statuses, bad input.
+
+. "$(dirname "$0")/test-lib.sh"
+
+FIX=$ROOT/tests/fixtures
+command -v jq >/dev/null 2>&1 || SKIP_ALL="jq is not installed"
+
+# le32 N: four little-endian bytes of N, base64
+le32() {
+	printf "\\$(printf %03o $(($1 & 255)))\\$(printf %03o $(($1 >> 8 & 255)))\\$(printf %03o $(($1 >> 16 & 255)))\\$(printf %03o $(($1 >> 24 & 255)))" | base64 -w0
+}
+
+# mkobl PTX KERNEL GRIDX BLOCKX N BYTES_AB BYTES_C: an obligation with one
+# launch of a kernel (a, b, c, n) over three fresh buffers.
+mkobl() {
+	ptx=$(base64 -w0 <"$1")
+	z='{"$bin":"AAAAAAAAAAA="}'
+	{
+	echo '{"t":"header","format":"dirigo","version":1,"stream":"obligation"}'
+	echo '{"t":"obligation","programs":["ref","opt"]}'
+	for b in 0 1 2; do
+		bytes=$6; [ $b = 2 ] && bytes=$7
+		echo "{\"t\":\"value\",\"value\":$((2*b)),\"prog\":0,\"buf\":$b,\"version\":0,\"bytes\":$bytes,\"def\":\"uninit\"}"
+		echo "{\"t\":\"value\",\"value\":$((2*b+1)),\"prog\":0,\"buf\":$b,\"version\":1,\"bytes\":$bytes,\"def\":\"launch\",\"prev\":$((2*b)),\"launch\":0}"
+	done
+	echo "{\"t\":\"module\",\"module\":0,\"prog\":0,\"ptx\":{\"\$bin\":\"$ptx\"}}"
+	echo "{\"t\":\"launch\",\"launch\":0,\"prog\":0,\"seq\":0,\"module\":0,\"kernel\":\"$2\",\"grid\":[$3,1,1],\"block\":[$4,1,1],\"shmem\":0,\"args\":[{\"param\":\"a\",\"size\":8,\"raw\":$z,\"in\":0,\"out\":1,\"off\":0},{\"param\":\"b\",\"size\":8,\"raw\":$z,\"in\":2,\"out\":3,\"off\":0},{\"param\":\"c\",\"size\":8,\"raw\":$z,\"in\":4,\"out\":5,\"off\":0},{\"param\":\"n\",\"size\":4,\"raw\":{\"\$bin\":\"$(le32 "$5")\"}}]}"
+	} | dcat -r
+}
+
+VEC=_Z7vec_addPKfS0_Pfi
+
+test_expect_success 'vec_add: one write, exit 0' '
+	mkobl "$FIX/vec_add.ptx" $VEC 4 256 1000 4000 4000 >obl &&
+	dexec obl >sym &&
+	dcat sym >sym.json &&
+	jq -c "select(.t == \"writes\")" sym.json >writes.json &&
+	test $(wc -l <writes.json) = 1 &&
+	test "$(jq ".writes | length" writes.json)" = 1 &&
+	test "$(jq ".writes[0].value" writes.json)" = 5 &&
+	test "$(jq -r ".writes[0].type" writes.json)" = f32 &&
+	test "$(jq ".bundles" writes.json)" = 2 &&
+	test "$(jq -r "select(.t == \"finding\" or .t == \"unsupported\") | .t" sym.json)" = ""
+'
+
+test_expect_success 'vec_add: every input record passes through in order' '
+	dcat obl >in.json &&
+	head -n $(wc -l <in.json) sym.json >head.json &&
+	test_cmp in.json head.json &&
+	test $(wc -l <sym.json) = $(( $(wc -l <in.json) + 1 ))
+'
+
+test_expect_success 'vec_add: the write value is fadd of two loads' '
+	jq -c ".exprs[.writes[0].val]" writes.json >val &&
+	grep -q "\"fadd\"" val &&
+	jq -c ".exprs[]" writes.json | grep -c "\"load\"" >nloads &&
+	test $(cat nloads) = 2
+'
+
+test_expect_success 'reading stdin and a file give the same output' '
+	dexec <obl >sym2 &&
+	cmp sym sym2
+'
+
+test_expect_success 'out-of-bounds store: finding, exit 1' '
+	mkobl "$FIX/vec_add.ptx" $VEC 4 256 1024 4096 4000 >obl &&
+	test_must_fail --status=1 dexec obl >sym &&
+	dcat sym >sym.json &&
+	jq -c "select(.t == \"finding\")" sym.json >f.json &&
+	test $(wc -l <f.json) = 1 &&
+	test "$(jq -r .class f.json)" = oob-global &&
+	jq -r .message f.json >msg &&
+	grep -q "writes 4 bytes at byte offset" msg &&
+	grep -q "of a 4000-byte buffer (arg .c.)" msg &&
+	grep -q "vec_add.cu:6" msg &&
+	test "$(jq .ctaid[0] f.json)" = 3
+'
+
+cat >k.ptx <<'EOF'
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 n)
+{
+	.reg .pred %p<2>;
+	.reg .f32 %f<2>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [a];
+	ld.global.f32 %f1, [%rd1];
+	setp.gt.f32 %p1, %f1, 0f00000000;
+	@%p1 bra DONE;
+	bar.sync 0;
+DONE:
+	ret;
+}
+EOF
+sed "s/^	@%p1 bra DONE;//" k.ptx >bar.ptx
+
+test_expect_success 'data-dependent branch: unsupported, exit 3' '
+	mkobl k.ptx k 1 32 32 128 128 >obl &&
+	test_must_fail --status=3 dexec obl >sym &&
+	dcat sym | jq -c "select(.t == \"unsupported\")" >u.json &&
+	test $(wc -l <u.json) = 1 &&
+	test "$(jq -r .what u.json)" = "data-dependent branch" &&
+	test "$(jq -r .line u.json)" = 12 &&
+	test "$(jq -r .message u.json)" = "kernel '"'k'"': a branch on loaded data at PTX line 12"
+'
+
+test_expect_success 'unknown instruction: unsupported, exit 3' '
+	mkobl bar.ptx k 1 32 32 128 128 >obl &&
+	test_must_fail --status=3 dexec obl >sym &&
+	dcat sym | jq -r "select(.t == \"unsupported\") | .message" >msg &&
+	echo "kernel '"'k'"': instruction '"'bar.sync'"' at PTX line 13 is not supported" >expect &&
+	test_cmp expect msg
+'
+
+test_expect_success 'a finding passed through still gives exit 1' '
+	mkobl "$FIX/vec_add.ptx" $VEC 4 256 1024 4096 4000 >obl &&
+	test_must_fail --status=1 dexec obl >sym &&
+	mkobl "$FIX/vec_add.ptx" $VEC 4 256 1000 4000 4000 >obl2 &&
+	dcat sym | grep "\"finding\"" >f.jsonl &&
+	{ dcat obl2 && cat f.jsonl; } | dcat -r >obl3 &&
+	test_must_fail --status=1 dexec obl3 >/dev/null
+'
+
+test_expect_success 'step budget: unsupported' '
+	mkobl "$FIX/vec_add.ptx" $VEC 4 256 1000 4000 4000 >obl &&
+	test_must_fail --status=3 dexec --budget-steps 5 obl >sym &&
+	dcat sym | jq -r "select(.t == \"unsupported\") | .what" | grep -q budget
+'
+
+test_expect_success 'a kernel missing from its module is trouble' '
+	mkobl "$FIX/vec_add.ptx" no_such_kernel 4 256 1000 4000 4000 >obl &&
+	test_must_fail --status=2 dexec obl >out 2>err &&
+	grep -q "^dexec: obl: record [0-9]* (launch): kernel .no_such_kernel." err &&
+	! dcat out | grep -q "\"writes\""
+'
+
+test_expect_success 'not an obligation: trouble' '
+	echo "{\"t\":\"header\",\"format\":\"dirigo\",\"version\":1,\"stream\":\"trace\"}" | dcat -r >tr &&
+	test_must_fail --status=2 dexec tr >/dev/null 2>err &&
+	grep -q "^dexec: " err
+'
+
+test_expect_success 'garbage input: trouble' '
+	printf "garbage" >bad &&
+	test_must_fail --status=2 dexec bad >/dev/null 2>err &&
+	grep -q "^dexec: bad" err
+'
+
+test_expect_success 'bad option: trouble' '
+	test_must_fail --status=2 dexec --budget-steps x </dev/null 2>err &&
+	grep -q "budget-steps" err
+'
+
+test_expect_success 'large grid: one bundle pair, fast' '
+	mkobl "$FIX/vec_add.ptx" $VEC 65536 256 16777000 67108864 67108864 >obl &&
+	dexec --timing obl >sym &&
+	dcat sym | jq "select(.t == \"writes\") | .ms" >ms &&
+	say "vec_add 65536x256: $(cat ms) ms" &&
+	test "$(jq ". < 200" ms)" = true
+'
+
+test_done
