@@ -2,7 +2,7 @@
 # The program pairs of tests/cases/ through the whole pipeline: 2D grids,
 # kernel chains, loops, unsupported programs.
 . "$(dirname "$0")/test-lib.sh"
-. "$(dirname "$0")/case-lib.sh"
+. "$ROOT/tests/t/case-lib.sh"
 run_cases 'matadd-*'
 run_cases 'transpose-*'
 run_cases 'relu-*'

@@ -1,0 +1,158 @@
+/*
+ * check.c: one output location (paper 3.4): resolve both programs back to
+ * the inputs, then decide e_ref == e_opt by structure (hash-consing makes
+ * equal expressions one pointer), by a numeric screen, or by the solver.
+ */
+#include "dcheck.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* A sentence for a location that cannot be compared, or NULL. */
+static const char *problem(const struct checker *c, int prog, const struct resolve_info *in,
+                           struct arena *a, enum loc_result *res)
+{
+	const struct obligation *ob = &c->st->obl;
+	const char *pname = ob->names[prog] ? ob->names[prog] : prog ? "opt" : "ref";
+	if (in->flags & RI_UNSUPPORTED) {
+		*res = LR_UNSUPPORTED;
+		return arena_printf(a, "%s: %s", pname, in->reason);
+	}
+	if (in->flags & RI_RACE) {
+		*res = LR_UNKNOWN;
+		return arena_printf(a, "%s: race in launch %u (%s): threads (%u,%u,%u) of block (%u,%u,%u) "
+		                    "and (%u,%u,%u) of block (%u,%u,%u) write different values to value %u "
+		                    "byte %llu", pname, in->race_launch,
+		                    ob->launches.items[in->race_launch].kernel,
+		                    in->race_tid[0][0], in->race_tid[0][1], in->race_tid[0][2],
+		                    in->race_ctaid[0][0], in->race_ctaid[0][1], in->race_ctaid[0][2],
+		                    in->race_tid[1][0], in->race_tid[1][1], in->race_tid[1][2],
+		                    in->race_ctaid[1][0], in->race_ctaid[1][1], in->race_ctaid[1][2],
+		                    in->race_value, (unsigned long long)in->race_off);
+	}
+	if (in->flags & RI_TOO_BIG) {
+		*res = LR_UNKNOWN;
+		return arena_printf(a, "%s: %s", pname, in->reason);
+	}
+	if (in->flags & RI_UNINIT) {
+		const struct obl_value *v = &ob->values.items[in->uninit_value];
+		*res = LR_UNINIT;
+		return arena_printf(a, "%s: reads memory never written: buffer %u (value %u) byte %llu",
+		                    pname, v->buf, in->uninit_value, (unsigned long long)in->uninit_off);
+	}
+	if (in->flags & RI_UNDEF) {
+		*res = LR_UNKNOWN;
+		return arena_printf(a, "%s: the value is undefined (see dexec's findings)", pname);
+	}
+	return NULL;
+}
+
+static void add_kernel(const struct checker *c, int prog, uint32_t launch, struct vd_witness *w,
+                       struct arena *a)
+{
+	if (launch == NO_VALUE)
+		return;
+	if (!w->kernels)
+		w->kernels = ARENA_NEWN(a, struct vd_kernel, 2);
+	w->kernels[w->nkernels++] = (struct vd_kernel){ (uint32_t)prog, launch,
+	                                                c->st->obl.launches.items[launch].kernel };
+}
+
+void check_location(struct checker *c, uint32_t output, uint64_t index, struct arena *a,
+                    struct vd_location *loc, struct vd_witness *w, bool *has_witness)
+{
+	double t0 = now_ms();
+	const struct obl_output *out = &c->st->obl.outputs.items[output];
+	enum etype et = c->ets[output];
+	uint64_t off = index * etype_size(et);
+	memset(loc, 0, sizeof *loc);
+	memset(w, 0, sizeof *w);
+	*has_witness = false;
+	loc->output = output;
+	loc->index = index;
+	loc->off = off;
+	loc->et = et;
+	loc->how = LH_NONE;
+	loc->result = LR_UNKNOWN;
+
+	struct resolve_info info[2];
+	const struct expr *e[2];
+	for (int p = 0; p < 2; p++)
+		e[p] = resolve_elem(c->r, out->value[p], out->off[p] + off, et, &info[p]);
+	/* the worst problem of either program decides */
+	for (int p = 0; p < 2 && !loc->detail; p++)
+		if (info[p].flags & RI_UNSUPPORTED)
+			loc->detail = problem(c, p, &info[p], a, &loc->result);
+	for (int p = 0; p < 2 && !loc->detail; p++)
+		if (info[p].flags & RI_UNINIT)
+			loc->detail = problem(c, p, &info[p], a, &loc->result);
+	for (int p = 0; p < 2 && !loc->detail; p++)
+		loc->detail = problem(c, p, &info[p], a, &loc->result);
+	if (loc->detail)
+		goto out;
+
+	if (e[0] == e[1]) {
+		loc->result = LR_EQUAL;
+		loc->how = LH_STRUCTURAL;
+		goto out;
+	}
+	w->output = output;
+	w->index = index;
+	w->off = off;
+	w->et = et;
+	if (screen(e[0], e[1], c->o, (uint64_t)output << 40 ^ index, a, w)) {
+		loc->result = LR_DIFFER;
+		loc->how = LH_SCREEN;
+		*has_witness = true;
+		goto witness;
+	}
+	struct smt_equiv_opts eo = { c->o->atol, c->o->rtol, 100.0, 8 };
+	struct smt_witness sw;
+	memset(&sw, 0, sizeof sw);
+	loc->how = LH_SMT;
+	switch (smt_equiv(c->smt, e[1], e[0], &eo, a, &sw)) {
+	case EQ_EQUAL:
+		loc->result = LR_EQUAL;
+		break;
+	case EQ_WITHIN_TOL:
+		loc->result = LR_WITHIN_TOL;
+		break;
+	case EQ_DIFFER:
+		loc->result = LR_DIFFER;
+		*has_witness = true;
+		w->how = LH_SMT;
+		w->ref = sw.b;
+		w->opt = sw.a;
+		w->inputs = ARENA_NEWN(a, struct vd_input, sw.ninputs + 1);
+		for (unsigned i = 0; i < sw.ninputs; i++) {
+			const struct expr *l = sw.inputs[i].leaf;
+			if (l->op != EOP_INPUT)
+				continue;
+			w->inputs[w->ninputs++] = (struct vd_input){ l->space, l->off, (enum etype)l->et,
+			                                             sw.inputs[i].value };
+		}
+		break;
+	case EQ_UNCONFIRMED:
+		loc->detail = "the solver found a difference it could not confirm";
+		break;
+	case EQ_UNKNOWN:
+		loc->detail = "the solver gave up";
+		break;
+	}
+witness:
+	if (*has_witness) {
+		add_kernel(c, 0, info[0].writer, w, a);
+		add_kernel(c, 1, info[1].writer, w, a);
+		loc->detail = arena_printf(a, "ref %.9g, opt %.9g", w->ref, w->opt);
+	}
+out:
+	loc->ms = now_ms() - t0;
+}

@@ -1,0 +1,48 @@
+/*
+ * dreplay: confirm dcheck's witnesses by concrete evaluation and report
+ * (dreplay(1)).  Options here; the work is in run.c.
+ */
+#include "dreplay.h"
+#include "diag.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+
+static const char usage[] = "usage: dreplay [--atol X] [--rtol X] [--report FILE] [-v] [FILE...]\n";
+
+static double num(const char *opt, const char *s)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= 0))
+		die("option '%s': bad number '%s'", opt, s);
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "atol", required_argument, 0, 'a' },
+		{ "rtol", required_argument, 0, 'r' },
+		{ "report", required_argument, 0, 'o' },
+		{ "verbose", no_argument, 0, 'v' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	struct dreplay_opts o = { 1e-2, 1e-2, NULL };
+	int c;
+	diag_set_prog("dreplay");
+	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'a': o.atol = num("--atol", optarg); break;
+		case 'r': o.rtol = num("--rtol", optarg); break;
+		case 'o': o.report = optarg; break;
+		case 'v': diag_set_verbose(true); break;
+		case 'h': fputs(usage, stdout); return close_stdout(EXIT_OK);
+		default: fputs(usage, stderr); return EXIT_TROUBLE;
+		}
+	}
+	return close_stdout(dreplay_run(&o, (const char *const *)argv + optind, argc - optind));
+}

@@ -1,0 +1,172 @@
+/*
+ * run.c: dreplay over a verdict stream: pass every record through, gather
+ * the obligation, write sets, findings, uninitialised locations, witnesses
+ * and the verdict, replay every witness, append "replay" records and the
+ * final "report", and write the report for people.
+ */
+#include "dreplay.h"
+#include "diag.h"
+
+#include <errno.h>
+#include <string.h>
+
+struct gathered {
+	VEC(struct vd_witness) witnesses;
+	VEC(size_t) windex;                  /* record index of each witness */
+	VEC(struct vd_location) uninit;
+	struct vd_verdict verdict;
+	bool have_verdict;
+};
+
+/* 1 taken, 0 not ours, -1 bad. */
+static int take(struct gathered *g, const struct record *rec, struct arena *a)
+{
+	if (strcmp(rec->type, "witness") == 0) {
+		struct vd_witness w;
+		if (!vd_read_witness(rec, a, &w))
+			return -1;
+		VEC_PUSH(g->witnesses, w);
+		VEC_PUSH(g->windex, rec->index);
+		return 1;
+	}
+	if (strcmp(rec->type, "location") == 0) {
+		struct vd_location l;
+		if (!vd_read_location(rec, a, &l))
+			return -1;
+		if (l.result == LR_UNINIT)
+			VEC_PUSH(g->uninit, l);
+		return 1;
+	}
+	if (strcmp(rec->type, "verdict") == 0) {
+		if (!vd_read_verdict(rec, a, &g->verdict))
+			return -1;
+		g->have_verdict = true;
+		return 1;
+	}
+	return 0;
+}
+
+static bool check_witnesses(const struct gathered *g, const struct sym_state *st, const char *file)
+{
+	for (size_t i = 0; i < g->witnesses.len; i++) {
+		const struct vd_witness *w = &g->witnesses.items[i];
+		if (w->output >= st->obl.outputs.len ||
+		    w->off > st->obl.outputs.items[w->output].bytes ||
+		    etype_size(w->et) > st->obl.outputs.items[w->output].bytes - w->off) {
+			warn("%s: record %zu (witness): location outside output %u", file, g->windex.items[i],
+			     w->output);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void summarise(const struct gathered *g, const struct replayed *rep, const struct sym_state *st,
+                      struct arena *a, struct rp_report *s)
+{
+	memset(s, 0, sizeof *s);
+	s->witnesses = g->witnesses.len;
+	s->findings = st->findings.len + g->uninit.len;
+	const struct replayed *first = NULL;
+	for (size_t i = 0; i < g->witnesses.len; i++)
+		if (rep[i].r.confirmed) {
+			s->confirmed++;
+			if (!first)
+				first = &rep[i];
+		}
+	if (first) {
+		s->result = VR_BUGGY;
+		s->message = arena_printf(a, "output %u index %llu differs: ref %.9g, opt %.9g (float32)",
+		                          first->w.output, (unsigned long long)first->w.index,
+		                          first->r.ref_f32, first->r.opt_f32);
+	} else if (st->findings.len) {
+		s->result = VR_BUGGY;
+		s->message = arena_printf(a, "%s in kernel %s: %s", st->findings.items[0].cls,
+		                          st->findings.items[0].kernel, st->findings.items[0].message);
+	} else if (g->uninit.len) {
+		s->result = VR_BUGGY;
+		s->message = arena_printf(a, "output %u index %llu reads never-written memory",
+		                          g->uninit.items[0].output, (unsigned long long)g->uninit.items[0].index);
+	} else if (g->verdict.result == VR_BUGGY) {
+		s->result = VR_UNKNOWN;
+		s->message = "no witness was confirmed by replay";
+	} else {
+		s->result = g->verdict.result;
+		s->message = g->verdict.message;
+	}
+}
+
+static int replay_all(const struct dreplay_opts *o, struct gathered *g, const struct sym_state *st,
+                      struct stream_out *out, struct arena *a)
+{
+	struct smt *s = smt_new(10000, 0);
+	struct resolver *r = resolver_new(st, s);
+	struct replayed *rep = xcalloc(g->witnesses.len + 1, sizeof *rep);
+	for (size_t i = 0; i < g->witnesses.len; i++) {
+		replay_witness(r, st, &g->witnesses.items[i], o->atol, o->rtol, a, &rep[i]);
+		rp_write_replay(out, &rep[i].r);
+	}
+	struct rp_report sum;
+	summarise(g, rep, st, a, &sum);
+	rp_write_report(out, &sum);
+	struct report_data d = { st, &g->verdict, g->uninit.items, g->uninit.len, rep, g->witnesses.len,
+	                         &sum, o->atol, o->rtol };
+	int status = sum.result == VR_BUGGY ? EXIT_BUG : sum.result == VR_CORRECT ? EXIT_OK : EXIT_UNDECIDED;
+	FILE *f = stderr;
+	if (o->report && !(f = fopen(o->report, "w"))) {
+		warn("cannot write report '%s': %s", o->report, strerror(errno));
+		status = EXIT_TROUBLE;
+	} else {
+		report_write(f, &d);
+		if (f != stderr && fclose(f) != 0) {
+			warn("cannot write report '%s': %s", o->report, strerror(errno));
+			status = EXIT_TROUBLE;
+		}
+	}
+	free(rep);
+	resolver_free(r);
+	smt_free(s);
+	return status;
+}
+
+int dreplay_run(const struct dreplay_opts *o, const char *const *files, int nfiles)
+{
+	struct ectx *cx = ectx_new();
+	struct sym_state st;
+	struct gathered g;
+	struct arena keep;
+	memset(&g, 0, sizeof g);
+	arena_init(&keep);
+	sym_state_init(&st, cx);
+	struct stream_in *in = stream_in_open(files, nfiles);
+	struct stream_out *out = stream_out_new(stdout);
+	struct record rec;
+	const char *file = nfiles ? files[nfiles - 1] : "-";
+	int k, status;
+	while ((k = stream_in_next(in, &rec)) > 0) {
+		file = arena_strdup(&keep, rec.file);
+		if (sym_state_take(&st, &rec) < 0 || take(&g, &rec, &keep) < 0) {
+			k = -1;
+			break;
+		}
+		out_raw(out, &rec);
+	}
+	if (k != 0 || !sym_state_finish(&st, file, true) || !check_witnesses(&g, &st, file)) {
+		status = EXIT_TROUBLE;
+	} else if (!g.have_verdict) {
+		warn("%s: no verdict record (run dcheck first)", file);
+		status = EXIT_TROUBLE;
+	} else {
+		status = replay_all(o, &g, &st, out, &keep);
+	}
+	stream_in_close(in);
+	if (stream_out_free(out) < 0)
+		status = EXIT_TROUBLE;
+	VEC_FREE(g.witnesses);
+	VEC_FREE(g.windex);
+	VEC_FREE(g.uninit);
+	sym_state_release(&st);
+	ectx_free(cx);
+	arena_release(&keep);
+	return status;
+}

@@ -1,0 +1,80 @@
+/*
+ * replay.c: encode and decode the records of dirigo-replay(5).
+ */
+#include "replay.h"
+
+#include <string.h>
+
+/* NaN and infinities are written as msgpack floats like any other value. */
+void rp_write_replay(struct stream_out *w, const struct rp_replay *r)
+{
+	out_begin(w, "replay");
+	out_ku64(w, "output", r->output);
+	out_ku64(w, "index", r->index);
+	out_ku64(w, "off", r->off);
+	out_kf64(w, "ref_f32", r->ref_f32);
+	out_kf64(w, "opt_f32", r->opt_f32);
+	out_kf64(w, "ref_f64", r->ref_f64);
+	out_kf64(w, "opt_f64", r->opt_f64);
+	out_kf64(w, "diff", r->diff);
+	out_kf64(w, "tol", r->tol);
+	out_kbool(w, "confirmed", r->confirmed);
+	if (r->message)
+		out_kstr(w, "message", r->message);
+	out_end(w);
+}
+
+void rp_write_report(struct stream_out *w, const struct rp_report *r)
+{
+	out_begin(w, "report");
+	out_kstr(w, "result", verdict_result_name(r->result));
+	out_ku64(w, "witnesses", r->witnesses);
+	out_ku64(w, "confirmed", r->confirmed);
+	out_ku64(w, "findings", r->findings);
+	out_kstr(w, "message", r->message ? r->message : "");
+	out_end(w);
+}
+
+bool rp_read_replay(const struct record *rec, struct arena *a, struct rp_replay *r)
+{
+	bool ok = true;
+	memset(r, 0, sizeof *r);
+	uint64_t out = rec_u64(rec, "output", &ok);
+	r->index = rec_u64(rec, "index", &ok);
+	r->off = rec_u64_opt(rec, "off", 0, &ok);
+	r->ref_f32 = rec_f64(rec, "ref_f32", &ok);
+	r->opt_f32 = rec_f64(rec, "opt_f32", &ok);
+	r->ref_f64 = rec_f64(rec, "ref_f64", &ok);
+	r->opt_f64 = rec_f64(rec, "opt_f64", &ok);
+	r->diff = rec_f64(rec, "diff", &ok);
+	r->tol = rec_f64(rec, "tol", &ok);
+	const msgpack_object *c = rec_get(rec, "confirmed");
+	if (!c || c->type != MSGPACK_OBJECT_BOOLEAN) {
+		if (ok)
+			rec_error(rec, "field 'confirmed' missing or not a boolean");
+		ok = false;
+	} else {
+		r->confirmed = c->via.boolean;
+	}
+	r->message = rec_str_opt(rec, "message", a, &ok);
+	r->output = (uint32_t)out;
+	return ok && out <= UINT32_MAX;
+}
+
+bool rp_read_report(const struct record *rec, struct arena *a, struct rp_report *r)
+{
+	bool ok = true;
+	memset(r, 0, sizeof *r);
+	const char *s = rec_str(rec, "result", a, &ok);
+	int v = verdict_result_parse(s);
+	if (s && v < 0) {
+		rec_error(rec, "field 'result': unknown value '%s'", s);
+		ok = false;
+	}
+	r->result = v < 0 ? VR_UNKNOWN : (enum verdict_result)v;
+	r->witnesses = rec_u64(rec, "witnesses", &ok);
+	r->confirmed = rec_u64(rec, "confirmed", &ok);
+	r->findings = rec_u64(rec, "findings", &ok);
+	r->message = rec_str_opt(rec, "message", a, &ok);
+	return ok;
+}

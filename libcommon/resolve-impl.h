@@ -1,0 +1,51 @@
+/*
+ * resolve-impl.h: internals shared by the files that implement resolve.h
+ * (resolve.c: values and memo; resolve-inv.c: inverting one write;
+ * resolve-lin.c: affine views of addresses).  Nothing else includes it.
+ */
+#ifndef DIRIGO_RESOLVE_IMPL_H
+#define DIRIGO_RESOLVE_IMPL_H
+
+#include "resolve.h"
+
+/* An address as an exact integer function of the thread coordinates
+ * (tid.x, tid.y, tid.z, ctaid.x, ctaid.y, ctaid.z): c0 + sum c[i] * x[i],
+ * no wrap-around anywhere inside the launch geometry. */
+struct lin { int64_t c0; int64_t c[6]; };
+
+/* n[6]: the geometry (ntid then nctaid).  False if addr (bv64) is not
+ * affine in the coordinates or could wrap within the geometry. */
+bool lin_of_addr(const struct expr *addr, const uint64_t n[6], struct lin *out);
+
+/* Splits a domain into its thread-only conjuncts (*dom_t, true if none)
+ * and its data-dependent ones (*dom_d, NULL if none). */
+void split_dom(struct ectx *cx, const struct expr *dom,
+               const struct expr **dom_t, const struct expr **dom_d);
+
+/* Sets flag and, if no reason is recorded yet, the reason. */
+void ri_fail(struct resolve_info *info, unsigned flag, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* One write inverted at one location: which threads of the launch write
+ * (with the thread part of their domain) exactly [off, off+rsize)? */
+struct inv_query {
+	struct ectx *cx;
+	struct smt *smt;                 /* NULL: no solver fallback */
+	const struct smt_geom *geom;
+	const uint64_t *n;               /* geometry as in lin_of_addr */
+	const struct expr *addr, *dom_t;
+	const struct lin *lin;           /* NULL if not affine */
+	unsigned wsize, rsize;           /* bytes written, bytes read */
+	bool same_kind;                  /* write and read types interchangeable */
+	uint64_t off;
+	uint64_t max_enum;
+	uint32_t launch;                 /* for messages */
+};
+
+/* Fills up to max threads; returns how many were found (at most max), or
+ * -1 after recording in *acc why it cannot be decided (a partial overlap,
+ * an element size mismatch, a solver that gave up). */
+int invert_write(const struct inv_query *q, uint32_t tids[][3], uint32_t ctaids[][3],
+                 int max, struct resolve_info *acc);
+
+#endif

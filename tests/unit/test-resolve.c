@@ -1,0 +1,369 @@
+/*
+ * test-resolve.c: back-projection (libcommon/resolve.c) on obligations and
+ * write sets built by hand: elementwise kernels, partial writes over a
+ * memset, a two-launch chain, copies, uninitialised reads, races, element
+ * size mismatches, a non-affine address (solver path), and the speed of
+ * the first location of a 16M-element elementwise pair.
+ */
+#include "resolve.h"
+#include "diag.h"
+#include "tap.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+struct fix {
+	struct ectx *cx;
+	struct sym_state st;
+	VEC(struct sym_write) pending;      /* writes of the launch being built */
+};
+
+static void fix_init(struct fix *f)
+{
+	memset(f, 0, sizeof *f);
+	f->cx = ectx_new();
+	sym_state_init(&f->st, f->cx);
+	f->st.obl.names[0] = "ref";
+	f->st.obl.names[1] = "opt";
+	struct obl_module m = { 0, 0, ".version 8.0", 12, NULL };
+	VEC_PUSH(f->st.obl.modules, m);
+	m.module = 1;
+	m.prog = 1;
+	VEC_PUSH(f->st.obl.modules, m);
+}
+
+static void fix_release(struct fix *f)
+{
+	sym_state_release(&f->st);
+	ectx_free(f->cx);
+	VEC_FREE(f->pending);
+}
+
+static uint32_t input(struct fix *f, uint64_t bytes, const void *data)
+{
+	struct obl_input in = { (uint32_t)f->st.obl.inputs.len, bytes, NULL, data, data ? bytes : 0 };
+	VEC_PUSH(f->st.obl.inputs, in);
+	return in.input;
+}
+
+static uint32_t value(struct fix *f, uint32_t prog, uint64_t bytes, enum value_def def, uint32_t prev)
+{
+	struct obl_value v;
+	memset(&v, 0, sizeof v);
+	v.value = (uint32_t)f->st.obl.values.len;
+	v.prog = prog;
+	v.buf = v.value;
+	v.bytes = bytes;
+	v.def = def;
+	v.prev = prev;
+	v.len = bytes;
+	VEC_PUSH(f->st.obl.values, v);
+	return v.value;
+}
+
+static struct obl_value *V(struct fix *f, uint32_t v) { return &f->st.obl.values.items[v]; }
+
+/* A launch of prog with a 1-D grid; returns its id. */
+static uint32_t launch(struct fix *f, uint32_t prog, uint64_t grid, uint64_t block, const char *name)
+{
+	struct obl_launch l;
+	memset(&l, 0, sizeof l);
+	l.launch = (uint32_t)f->st.obl.launches.len;
+	l.prog = prog;
+	l.module = prog;
+	l.kernel = name;
+	l.grid[0] = grid;
+	l.block[0] = block;
+	l.grid[1] = l.grid[2] = l.block[1] = l.block[2] = 1;
+	VEC_PUSH(f->st.obl.launches, l);
+	return l.launch;
+}
+
+static uint32_t launch_value(struct fix *f, uint32_t prog, uint64_t bytes, uint32_t l, uint32_t prev)
+{
+	uint32_t v = value(f, prog, bytes, VD_LAUNCH, prev);
+	V(f, v)->launch = l;
+	if (prev != NO_VALUE)
+		V(f, v)->buf = V(f, prev)->buf;
+	return v;
+}
+
+static void write(struct fix *f, uint32_t v, const struct expr *dom, const struct expr *addr,
+                  const struct expr *val, enum etype et, uint32_t seq)
+{
+	struct sym_write w = { v, dom, addr, val, et, seq, 1, 0 };
+	VEC_PUSH(f->pending, w);
+}
+
+static void end_launch(struct fix *f, uint32_t l)
+{
+	struct sym_writes ws;
+	memset(&ws, 0, sizeof ws);
+	ws.launch = l;
+	ws.prog = f->st.obl.launches.items[l].prog;
+	ws.kernel = f->st.obl.launches.items[l].kernel;
+	ws.nwrites = (uint32_t)f->pending.len;
+	ws.writes = arena_memdup(&f->st.arena, f->pending.items, f->pending.len * sizeof *f->pending.items + 1);
+	VEC_PUSH(f->st.writes, ws);
+	f->pending.len = 0;
+}
+
+/* Common expressions. */
+static const struct expr *gidx(struct ectx *cx, uint32_t block)
+{
+	return e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_ctaid(cx, 0), e_bv(cx, block, 32)), e_tid(cx, 0));
+}
+
+static const struct expr *addr4(struct ectx *cx, const struct expr *idx32)
+{
+	return e_op2(cx, EOP_MUL, e_resize(cx, idx32, 64, true), e_bv(cx, 4, 64));
+}
+
+static const struct expr *lt(struct ectx *cx, const struct expr *a, uint32_t n)
+{
+	return e_op2(cx, EOP_SLT, a, e_bv(cx, n, 32));
+}
+
+static const struct expr *two_x(struct ectx *cx, uint32_t space, const struct expr *addr)
+{
+	return e_op2(cx, EOP_FMUL, e_load(cx, space, ET_F32, addr), e_real(cx, 2.0));
+}
+
+static void test_elementwise(void)
+{
+	struct fix f;
+	fix_init(&f);
+	struct ectx *cx = f.cx;
+	uint32_t in = input(&f, 4096, NULL);
+	uint32_t x = value(&f, 0, 4096, VD_INPUT, NO_VALUE);
+	V(&f, x)->input = in;
+	uint32_t buf = value(&f, 0, 4096, VD_MEMSET, NO_VALUE);
+	V(&f, buf)->fill = 0;
+	uint32_t l0 = launch(&f, 0, 4, 256, "twice_half");
+	uint32_t y = launch_value(&f, 0, 4096, l0, buf);
+	const struct expr *i = gidx(cx, 256);
+	write(&f, y, lt(cx, i, 512), addr4(cx, i), two_x(cx, x, addr4(cx, i)), ET_F32, 0);
+	end_launch(&f, l0);
+	uint32_t l1 = launch(&f, 0, 4, 256, "plus_one");
+	uint32_t z = launch_value(&f, 0, 4096, l1, y);
+	write(&f, z, lt(cx, i, 1024), addr4(cx, i),
+	      e_op2(cx, EOP_FADD, e_load(cx, y, ET_F32, addr4(cx, i)), e_real(cx, 1.0)), ET_F32, 0);
+	end_launch(&f, l1);
+	ok(sym_state_finish(&f.st, "test", true), "hand-built obligation is consistent");
+
+	struct resolver *r = resolver_new(&f.st, NULL);
+	struct resolve_info info;
+	const struct expr *e = resolve_elem(r, y, 40, ET_F32, &info);
+	const struct expr *want = e_op2(cx, EOP_FMUL, e_input(cx, in, 40, ET_F32), e_real(cx, 2.0));
+	ok(e == want && info.flags == 0, "elementwise: y[10] = 2 * in[10]");
+	is_int(info.writer, l0, "elementwise: written by launch 0");
+	e = resolve_elem(r, y, 4 * 600, ET_F32, &info);
+	ok(e == e_real(cx, 0.0) && info.flags == 0, "half launch: y[600] comes from the memset");
+	is_int(info.writer, NO_VALUE, "half launch: no kernel wrote y[600]");
+	e = resolve_elem(r, z, 8, ET_F32, &info);
+	want = e_op2(cx, EOP_FADD, e_op2(cx, EOP_FMUL, e_input(cx, in, 8, ET_F32), e_real(cx, 2.0)),
+	             e_real(cx, 1.0));
+	ok(e == want, "chain: z[2] = 2 * in[2] + 1");
+	e = resolve_elem(r, z, 4 * 700, ET_F32, &info);
+	ok(e == e_real(cx, 1.0), "chain: z[700] = 0 + 1");
+	e = resolve_elem(r, y, 4 * 1023, ET_F32, &info);
+	ok(e == e_real(cx, 0.0), "last element from the memset");
+	e = resolve_elem(r, y, 2, ET_F32, &info);
+	ok(!e && (info.flags & RI_UNSUPPORTED), "misaligned read is unsupported: %s", info.reason);
+	e = resolve_elem(r, y, 4096, ET_F32, &info);
+	ok(!e && (info.flags & RI_UNSUPPORTED), "read past the end is unsupported: %s", info.reason);
+	resolver_free(r);
+	fix_release(&f);
+}
+
+static void test_uninit_race_sizes(void)
+{
+	struct fix f;
+	fix_init(&f);
+	struct ectx *cx = f.cx;
+	uint32_t in = input(&f, 1024, NULL);
+	uint32_t x = value(&f, 0, 1024, VD_INPUT, NO_VALUE);
+	V(&f, x)->input = in;
+	uint32_t fresh = value(&f, 0, 1024, VD_UNINIT, NO_VALUE);
+	/* writes only the first 128 elements */
+	uint32_t l0 = launch(&f, 0, 1, 128, "partial");
+	uint32_t y = launch_value(&f, 0, 1024, l0, fresh);
+	write(&f, y, e_bool(cx, true), addr4(cx, e_tid(cx, 0)),
+	      two_x(cx, x, addr4(cx, e_tid(cx, 0))), ET_F32, 0);
+	end_launch(&f, l0);
+	/* every thread of a block writes element ctaid.x: a race, or benign */
+	uint32_t fresh2 = value(&f, 0, 1024, VD_UNINIT, NO_VALUE);
+	uint32_t l1 = launch(&f, 0, 4, 2, "racy");
+	uint32_t z = launch_value(&f, 0, 1024, l1, fresh2);
+	write(&f, z, e_op2(cx, EOP_EQ, e_ctaid(cx, 0), e_bv(cx, 0, 32)), addr4(cx, e_ctaid(cx, 0)),
+	      e_load(cx, x, ET_F32, addr4(cx, e_tid(cx, 0))), ET_F32, 0);
+	write(&f, z, e_op2(cx, EOP_ULT, e_bv(cx, 0, 32), e_ctaid(cx, 0)), addr4(cx, e_ctaid(cx, 0)),
+	      e_load(cx, x, ET_F32, addr4(cx, e_ctaid(cx, 0))), ET_F32, 0);
+	end_launch(&f, l1);
+	/* f64 stores read back as f32 */
+	uint32_t fresh3 = value(&f, 0, 1024, VD_UNINIT, NO_VALUE);
+	uint32_t l2 = launch(&f, 0, 1, 128, "wide");
+	uint32_t d = launch_value(&f, 0, 1024, l2, fresh3);
+	write(&f, d, e_bool(cx, true),
+	      e_op2(cx, EOP_MUL, e_resize(cx, e_tid(cx, 0), 64, false), e_bv(cx, 8, 64)),
+	      e_real(cx, 1.5), ET_F64, 0);
+	end_launch(&f, l2);
+	/* two stores of one thread: the later one wins */
+	uint32_t fresh4 = value(&f, 0, 1024, VD_UNINIT, NO_VALUE);
+	uint32_t l3 = launch(&f, 0, 1, 256, "overwrite");
+	uint32_t o = launch_value(&f, 0, 1024, l3, fresh4);
+	write(&f, o, e_bool(cx, true), addr4(cx, e_tid(cx, 0)), e_real(cx, 7.0), ET_F32, 5);
+	write(&f, o, e_bool(cx, true), addr4(cx, e_tid(cx, 0)), e_real(cx, 3.0), ET_F32, 2);
+	end_launch(&f, l3);
+	ok(sym_state_finish(&f.st, "test", true), "second obligation is consistent");
+
+	struct resolver *r = resolver_new(&f.st, NULL);
+	struct resolve_info info;
+	const struct expr *e = resolve_elem(r, y, 4 * 200, ET_F32, &info);
+	ok(e && e->op == EOP_UNDEF && (info.flags & RI_UNINIT), "uninitialised read gives undef");
+	is_int(info.uninit_value, y, "uninit: names the value read");
+	is_int(info.uninit_off, 800, "uninit: names the byte offset");
+	e = resolve_elem(r, y, 4 * 200, ET_F32, &info);
+	ok(e && (info.flags & RI_UNINIT), "uninit is remembered by the memo");
+	e = resolve_elem(r, z, 0, ET_F32, &info);
+	ok(!e && (info.flags & RI_RACE), "two threads, two values: a race");
+	ok(info.race_tid[0][0] != info.race_tid[1][0] && info.race_launch == l1,
+	   "race: names two threads of launch 1");
+	e = resolve_elem(r, z, 8, ET_F32, &info);
+	ok(e == e_input(cx, in, 8, ET_F32) && info.flags == 0, "all threads write one value: no race");
+	e = resolve_elem(r, d, 8, ET_F32, &info);
+	ok(!e && (info.flags & RI_UNSUPPORTED), "f64 store read as f32: unsupported (%s)", info.reason);
+	e = resolve_elem(r, d, 12, ET_F32, &info);
+	ok(!e && (info.flags & RI_UNSUPPORTED), "read inside an f64 store: unsupported");
+	e = resolve_elem(r, d, 16, ET_F64, &info);
+	ok(e == e_real(cx, 1.5), "f64 store read as f64");
+	e = resolve_elem(r, o, 4 * 9, ET_F32, &info);
+	ok(e == e_real(cx, 7.0), "the store with the larger seq wins");
+	resolver_free(r);
+	fix_release(&f);
+}
+
+static void test_inputs_copies(void)
+{
+	struct fix f;
+	fix_init(&f);
+	struct ectx *cx = f.cx;
+	int32_t shape[4] = { 3, -5, 7, 9 };
+	uint32_t in_i = input(&f, sizeof shape, shape);
+	uint32_t in_f = input(&f, 64, NULL);
+	uint32_t s = value(&f, 0, 16, VD_INPUT, NO_VALUE);
+	V(&f, s)->input = in_i;
+	uint32_t a = value(&f, 0, 128, VD_INPUT, NO_VALUE);
+	V(&f, a)->input = in_f;
+	V(&f, a)->off = 32;
+	V(&f, a)->len = 64;
+	uint32_t c = value(&f, 0, 128, VD_COPY, a);
+	V(&f, c)->src = a;
+	V(&f, c)->src_off = 40;
+	V(&f, c)->off = 0;
+	V(&f, c)->len = 16;
+	V(&f, c)->buf = V(&f, a)->buf;
+	uint32_t m = value(&f, 0, 64, VD_MEMSET, NO_VALUE);
+	V(&f, m)->fill = 0x3f;
+	ok(sym_state_finish(&f.st, "test", false), "third obligation is consistent");
+	struct resolver *r = resolver_new(&f.st, NULL);
+	struct resolve_info info;
+	ok(resolve_elem(r, s, 4, ET_S32, &info) == e_bv(cx, (uint32_t)-5, 32),
+	   "integer input element is its recorded constant");
+	ok(resolve_elem(r, a, 36, ET_F32, &info) == e_input(cx, in_f, 4, ET_F32),
+	   "float input element is symbolic (offset within the input)");
+	const struct expr *e = resolve_elem(r, a, 0, ET_F32, &info);
+	ok(e && e->op == EOP_UNDEF && (info.flags & RI_UNINIT), "bytes before the input range: uninitialised");
+	ok(resolve_elem(r, c, 4, ET_F32, &info) == e_input(cx, in_f, 12, ET_F32), "copy: source offset");
+	ok(resolve_elem(r, c, 40, ET_F32, &info) == e_input(cx, in_f, 8, ET_F32),
+	   "copy: outside its range the previous version");
+	e = resolve_elem(r, m, 8, ET_F32, &info);
+	float want;
+	uint32_t bits = 0x3f3f3f3f;
+	memcpy(&want, &bits, sizeof want);
+	ok(e && e->op == EOP_REAL && e->d == (double)want, "memset 0x3f read as f32: %g", want);
+	ok(resolve_elem(r, m, 8, ET_U16, &info) == e_bv(cx, 0x3f3f, 16), "memset 0x3f read as u16");
+	resolver_free(r);
+	fix_release(&f);
+}
+
+/* Thread t stores to element t ^ 1: not affine, so the solver inverts it. */
+static void test_solver_path(void)
+{
+	struct fix f;
+	fix_init(&f);
+	struct ectx *cx = f.cx;
+	uint32_t in = input(&f, 256, NULL);
+	uint32_t x = value(&f, 0, 256, VD_INPUT, NO_VALUE);
+	V(&f, x)->input = in;
+	uint32_t fresh = value(&f, 0, 256, VD_UNINIT, NO_VALUE);
+	uint32_t l = launch(&f, 0, 1, 64, "swap_pairs");
+	uint32_t y = launch_value(&f, 0, 256, l, fresh);
+	const struct expr *partner = e_op2(cx, EOP_XOR, e_tid(cx, 0), e_bv(cx, 1, 32));
+	write(&f, y, e_bool(cx, true), addr4(cx, partner), e_load(cx, x, ET_F32, addr4(cx, e_tid(cx, 0))),
+	      ET_F32, 0);
+	end_launch(&f, l);
+	ok(sym_state_finish(&f.st, "test", true), "fourth obligation is consistent");
+	struct resolver *r = resolver_new(&f.st, NULL);
+	struct resolve_info info;
+	ok(!resolve_elem(r, y, 12, ET_F32, &info) && (info.flags & RI_UNSUPPORTED),
+	   "without a solver a non-affine address is unsupported");
+	resolver_free(r);
+	struct smt *s = smt_new(5000, 0);
+	r = resolver_new(&f.st, s);
+	const struct expr *e = resolve_elem(r, y, 12, ET_F32, &info);
+	ok(e == e_input(cx, in, 8, ET_F32), "solver path: y[3] = in[2]%s%s", e ? "" : ": ", e ? "" : info.reason);
+	resolver_free(r);
+	smt_free(s);
+	fix_release(&f);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void test_speed(void)
+{
+	struct fix f;
+	fix_init(&f);
+	struct ectx *cx = f.cx;
+	uint64_t n = 16u << 20, bytes = 4 * n;
+	uint32_t in = input(&f, bytes, NULL);
+	uint32_t x = value(&f, 0, bytes, VD_INPUT, NO_VALUE);
+	V(&f, x)->input = in;
+	uint32_t fresh = value(&f, 0, bytes, VD_UNINIT, NO_VALUE);
+	uint32_t l = launch(&f, 0, n / 256, 256, "relu");
+	uint32_t y = launch_value(&f, 0, bytes, l, fresh);
+	const struct expr *i = gidx(cx, 256);
+	const struct expr *ld = e_load(cx, x, ET_F32, addr4(cx, i));
+	write(&f, y, lt(cx, i, (uint32_t)n), addr4(cx, i), e_op2(cx, EOP_FMAX, ld, e_real(cx, 0.0)), ET_F32, 0);
+	end_launch(&f, l);
+	ok(sym_state_finish(&f.st, "test", true), "16M-element obligation is consistent");
+	struct smt *s = smt_new(5000, 0);
+	double t0 = now();
+	struct resolver *r = resolver_new(&f.st, s);
+	struct resolve_info info;
+	const struct expr *e = resolve_elem(r, y, bytes - 4, ET_F32, &info);
+	double t = now() - t0;
+	ok(e == e_op2(cx, EOP_FMAX, e_input(cx, in, bytes - 4, ET_F32), e_real(cx, 0.0)),
+	   "16M elements: last element resolved");
+	ok(t < 0.2, "16M elements: first location in %.3f ms", t * 1e3);
+	resolver_free(r);
+	smt_free(s);
+	fix_release(&f);
+}
+
+int main(void)
+{
+	diag_set_prog("test-resolve");
+	test_elementwise();
+	test_uninit_race_sizes();
+	test_inputs_copies();
+	test_solver_path();
+	test_speed();
+	return done_testing();
+}
