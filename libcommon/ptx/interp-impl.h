@@ -124,6 +124,7 @@ struct program {
 	uint32_t shared_size;        /* static + dynamic */
 	uint32_t dyn_shared;
 	struct region *regions; uint32_t nregions;   /* sorted by base */
+	char **why; uint32_t nwhy;   /* reasons of I_UNSUPPORTED (imm indexes) */
 	uint8_t *kparams;            /* the kernel's parameter buffer */
 	uint32_t kparam_size;
 };
