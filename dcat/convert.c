@@ -123,7 +123,7 @@ static bool tagged_from_json(struct stream_out *w, json_t *j, struct jctx *c, bo
 {
 	*handled = false;
 	size_t n = json_object_size(j);
-	json_t *v;
+	json_t *v = NULL;
 	if (n == 1 && (v = json_object_get(j, "$f32")) && json_is_number(v)) {
 		/* float32: pack through the stream writer's object path */
 		msgpack_object o = { .type = MSGPACK_OBJECT_FLOAT32, .via.f64 = (float)json_number_value(v) };

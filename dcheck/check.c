@@ -42,6 +42,14 @@ static const char *problem(const struct checker *c, int prog, const struct resol
 		*res = LR_UNKNOWN;
 		return arena_printf(a, "%s: %s", pname, in->reason);
 	}
+	if ((in->flags & RI_UNINIT) && SYM_IS_SHARED_SPACE(in->uninit_value)) {
+		uint32_t l = SYM_SHARED_LAUNCH(in->uninit_value);
+		*res = LR_UNINIT;
+		return arena_printf(a, "%s: uninit-shared: reads shared memory no thread of its block wrote: "
+		                    "launch %u (%s) shared byte %llu", pname, l,
+		                    l < ob->launches.len ? ob->launches.items[l].kernel : "?",
+		                    (unsigned long long)in->uninit_off);
+	}
 	if (in->flags & RI_UNINIT) {
 		const struct obl_value *v = &ob->values.items[in->uninit_value];
 		*res = LR_UNINIT;

@@ -155,9 +155,11 @@ int dcheck_run(const struct dcheck_opts *o, const char *const *files, int nfiles
 	int k, status = EXIT_OK;
 	while ((k = stream_in_next(in, &rec)) > 0) {
 		file = arena_strdup(&keep, rec.file);
-		if (sym_state_take(&st, &rec) < 0)
+		if (!rec_require_kind(&rec, "symbolic", "dexec") || sym_state_take(&st, &rec) < 0) {
+			k = -1;
 			break;
-		out_raw(out, &rec);
+		}
+		out_pass(out, &rec, "verdict");
 	}
 	if (k != 0 || !sym_state_finish(&st, file, true)) {
 		status = EXIT_TROUBLE;

@@ -64,6 +64,10 @@ struct dx_bundle {
 	const struct expr **regs;    /* fn->nregs, NULL = never written (heap) */
 	const struct dx_store *stores;
 	uint32_t seq;                /* stores made so far (program order) */
+	/* shared memory and warps (shared.c, warp.c) */
+	uint32_t epoch;              /* barrier epochs passed (bar.sync) */
+	uint32_t sub;                /* warp epochs (bar.warp.sync) since the last barrier */
+	const struct dx_store *shstores;   /* own shared stores of this (epoch, sub) */
 };
 
 struct dx_memo;                      /* solver answers by condition */
@@ -78,6 +82,7 @@ enum dx_op {
 	DO_RCP, DO_SQRT, DO_RSQRT, DO_EX2, DO_LG2, DO_TANH, DO_SIN, DO_COS,
 	DO_COPYSIGN, DO_POPC, DO_CLZ, DO_BREV,
 	DO_BRA, DO_RET, DO_EXIT,
+	DO_BAR, DO_BARRIER, DO_SHFL, DO_VOTE, DO_ACTIVEMASK,
 	DO__COUNT
 };
 
@@ -108,6 +113,11 @@ struct dx_launch {
 	VEC(struct sym_finding) findings;
 	bool unsup;
 	struct sym_unsupported uns;
+
+	/* shared memory, barriers, warps (shared.c, warp.c, race.c) */
+	struct dx_shared *sh;        /* layout, accesses of the epoch, shared writes */
+	VEC(struct dx_bundle *) waiting;   /* bundles stopped at a barrier or warp op */
+	VEC(const struct expr *) exited;   /* domains of the bundles that ended */
 };
 
 /* ---- exec.c ------------------------------------------------------------ */
@@ -169,6 +179,15 @@ int dx_load(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in
 int dx_store(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
              const struct expr *guard);
 
+/* Store-to-load forwarding over the stores list s for an access of vin at
+ * off (bv64) of size bytes read as et by the threads of dom: *out is the
+ * newest matching store's value merged with older ones where a store was
+ * conditional, miss where nothing older matches, or NULL when no store
+ * overlaps.  0 or -1 (unsupported). */
+int dx_forward(struct dx_launch *L, const struct ptx_instr *in, const struct expr *dom,
+               const struct dx_store *s, uint32_t vin, const struct expr *off, unsigned size,
+               enum etype et, const struct expr *miss, const struct expr **out);
+
 /* ---- report.c ---------------------------------------------------------- */
 
 /* Marks the launch unsupported (the first reason wins) and returns -1.
@@ -188,5 +207,149 @@ const char *dx_src(struct dx_launch *L, const struct ptx_instr *in);
 /* The name people know a value by in this launch: "arg 'c'" or
  * "symbol 'poly'"; in L's arena. */
 const char *dx_value_name(struct dx_launch *L, uint32_t value);
+
+/* ---- shared.c: shared memory and block barriers (paper 3.3.3) ------------ */
+
+struct dx_shared;
+/* Lays out the kernel's shared variables (static ones in order, extern
+ * ones after them, sized by the launch's dynamic shared memory) and
+ * prepares the epoch state.  Returns 0 or -1 (unsupported). */
+int dx_shared_init(struct dx_launch *L);
+void dx_shared_free(struct dx_shared *sh);            /* NULL ok */
+/* Does addr (an address expression) point into shared memory? */
+bool dx_shared_addr(struct dx_launch *L, const struct expr *addr);
+/* The offset in the block's shared window of addr, checked against the
+ * bounds of the variable it is based on for every thread of dom (an
+ * "oob-shared" finding when not: returns 1).  0 with *off, or -1. */
+int dx_shared_target(struct dx_launch *L, const struct ptx_instr *in, const struct expr *addr,
+                     const struct expr *dom, unsigned size, bool is_store, bool data_guard,
+                     const struct expr **off);
+/* The value bundle b reads at shared offset off (its own stores of this
+ * epoch forwarded, else a LOAD of the epoch's shared view); NULL after
+ * dx_unsupported.  Records the access. */
+const struct expr *dx_shared_read(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+                                  const struct expr *dom, const struct expr *off, enum etype et);
+/* Records a store of v (already merged for a data guard) at off by the
+ * threads of dom; guard is the thread-only guard (NULL if none). */
+void dx_shared_write(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+                     const struct expr *dom, const struct expr *off, const struct expr *v,
+                     enum etype et, const struct expr *guard);
+/* The shared writes made so far (for the record) and the window size. */
+const struct sym_shwrite *dx_shared_writes(const struct dx_launch *L, uint32_t *n, uint64_t *bytes);
+/* Releases the bundles waiting at block barriers (every waiting bundle
+ * is at a bar.sync): checks the epoch for races and the block for
+ * divergence, commits the epoch, and moves them back to the worklist.
+ * Returns 0 or -1 (unsupported). */
+int dx_barrier_release(struct dx_launch *L);
+/* Called at the end of a launch: checks the last epoch for races. */
+void dx_shared_finish(struct dx_launch *L);
+/* Is the barrier instruction in supported (bar.sync/barrier.sync with the
+ * whole block)?  0, or -1 after dx_unsupported. */
+int dx_barrier_check(struct dx_launch *L, const struct ptx_instr *in);
+
+/* ---- race.c: overlapping accesses of one epoch ------------------------------ */
+
+/* One shared access of the current epoch. */
+struct dx_acc {
+	const struct expr *dom;      /* threads that make it */
+	const struct expr *off;      /* bv64 offset in the shared window */
+	unsigned size;
+	bool write;
+	uint32_t sub;                /* warp epoch of the bundle */
+	const struct ptx_instr *in;
+};
+/* Checks every pair of accesses (one a write at least) for a thread pair
+ * of one block: different warps = "shared-race", one warp in the same
+ * warp epoch = "warp-sync".  found[0], found[1] say whether each class was
+ * already reported (then it is not checked again). */
+void dx_race_check(struct dx_launch *L, const struct dx_acc *acc, size_t n, bool found[2]);
+/* Thread-pair queries: e with its threads renamed to a second thread of
+ * the same block (TID leaves become variables bounded by the block), and
+ * the witness of a pair condition made with it.  dx_sat2 returns as
+ * dx_sat; on SAT t1/c1 and t2 (c2 = c1) hold the pair. */
+const struct expr *dx_other(struct dx_launch *L, const struct expr *e);
+enum smt_result dx_sat2(struct dx_launch *L, const struct expr *cond,
+                        uint32_t t1[3], uint32_t c1[3], uint32_t t2[3]);
+/* The linear thread index in the block and the warp of a thread. */
+const struct expr *dx_lin_tid(struct dx_launch *L, const struct expr *tx, const struct expr *ty,
+                              const struct expr *tz);
+
+/* ---- warp.c: warp primitives (paper 3.3.4) ---------------------------------- */
+
+/* Resolves the group of bundles waiting at warp instruction pc (shfl,
+ * vote, activemask, bar.warp.sync): computes every member's result from
+ * the members holding the partner lanes, and moves them on.  0 or -1. */
+int dx_warp_release(struct dx_launch *L, unsigned pc);
+/* Where e may be undefined (a shuffle read an inactive lane): a bool over
+ * the thread, false when never.  Data conditions count as possibly true. */
+const struct expr *dx_undef_cond(struct dx_launch *L, const struct expr *e);
+/* Checks that v, used at a sink (stored value, address, branch) by the
+ * threads of dom, is never undefined: 0 if so, 1 after a "shfl-undef"
+ * finding, -1 unsupported. */
+int dx_undef_sink(struct dx_launch *L, const struct ptx_instr *in, const struct expr *dom,
+                  const struct expr *v, const char *what);
+
+/* ---- prepare.c, call.c, local.c, rollup.c: before execution ------------ */
+
+/* The function a launch executes: the kernel with its calls inlined,
+ * its .local variables given slot registers and nvcc's transcendental
+ * idioms rolled up (paper 4.1).  L->fn points at f: dx_prepare always
+ * makes one, so dx_func_of(L->fn) is valid during execution. */
+struct dx_func {
+	struct ptx_func f;           /* first member */
+	uint32_t *slot;              /* per f.vars[i]: first slot register of a
+	                                .local variable, UINT32_MAX if none */
+	int cc_reg;                  /* the carry flag register (add.cc), or -1 */
+};
+#define dx_func_of(fn) ((const struct dx_func *)(fn))
+
+/* Opcodes beyond enum dx_op, decoded by dx_decode_ext (instr.c): the
+ * pseudo-instructions of the pre-passes and the rarer integer ops. */
+enum dx_op_ext {
+	DO_FUN = DO__COUNT,          /* dirigo.fun d, EF, x[, y]: d = EF(x[, y]) */
+	DO_NOP,                      /* dirigo.nop: an instruction rolled up */
+	DO_LDL, DO_STL,              /* ld.local / st.local on slot registers */
+	DO_BFIND, DO_BFE, DO_BFI, DO_PRMT, DO_MUL24, DO_MAD24,
+	DO_ADDC, DO_SUBC,            /* addc/subc; add.cc/sub.cc are DO_ADD/DO_SUB */
+	DO_TESTP,
+	DO_EXT__COUNT
+};
+/* Opcode names of the pseudo-instructions. */
+#define DX_OP_FUN "dirigo.fun"
+#define DX_OP_NOP "dirigo.nop"
+#define DX_OP_LDL "dirigo.ldl"
+#define DX_OP_STL "dirigo.stl"
+
+/* The opcode of a name that dx_decode does not know (DO_OTHER if none). */
+int dx_decode_ext(const char *opcode);
+
+/* Builds the function launch L executes from kernel fn (in L's arena).
+ * On a construct it cannot prepare (recursion, a call through a pointer,
+ * a parameter layout it does not understand) it marks L unsupported and
+ * returns fn itself wrapped so that nothing runs. */
+const struct ptx_func *dx_prepare(struct dx_launch *L, const struct ptx_func *fn);
+
+/* call.c: inlines every call of df (recursively; recursion and calls
+ * without a body are unsupported).  Returns 0 or -1 (unsupported). */
+int dx_inline_calls(struct dx_launch *L, struct dx_func *df);
+/* local.c: gives each .local variable of df slot registers and turns
+ * ld.local/st.local into DO_LDL/DO_STL.  Returns 0 or -1. */
+int dx_local_prepare(struct dx_launch *L, struct dx_func *df);
+/* local.c: executes DO_LDL/DO_STL for bundle b.  Returns 0 or -1. */
+int dx_local_access(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in, bool store);
+/* rollup.c: replaces each recognised transcendental idiom of df by a
+ * DO_FUN pseudo-instruction (and DO_NOPs).  Returns the number rolled up. */
+unsigned dx_rollup(struct dx_launch *L, struct dx_func *df);
+
+/* prepare.c: helpers for the passes.  Adds a register (name copied into
+ * L's arena) and returns its index. */
+int dx_func_add_reg(struct dx_launch *L, struct dx_func *df, const char *name, enum ptx_type t);
+
+/* Undef tags of the non-finite float constants (operand.c): -inf and
+ * +inf are kept as distinguished undefined reals that max (-inf) and min
+ * (+inf) absorb; every other use is unsupported. */
+#define DX_UNDEF_NINF 0xD1F0001ull
+#define DX_UNDEF_PINF 0xD1F0002ull
+bool dx_is_inf(const struct expr *e, int sign);   /* sign -1: -inf, +1: +inf, 0: either */
 
 #endif

@@ -5,6 +5,10 @@
  * unsupported.  Predicated non-branch instructions merge their results
  * with ite.  Steps and bundles are budgeted; solver answers are memoised
  * per condition (hash-consing makes equal conditions one pointer).
+ *
+ * A bundle that reaches a barrier or a warp primitive waits; when no
+ * bundle can run, the waiting ones are released: a group at one warp
+ * instruction first (warp.c), else the block barrier (shared.c).
  */
 #include "dexec.h"
 #include "diag.h"
@@ -88,11 +92,13 @@ enum dx_op dx_decode(const char *opcode)
 		{ "tanh", DO_TANH }, { "sin", DO_SIN }, { "cos", DO_COS },
 		{ "copysign", DO_COPYSIGN }, { "popc", DO_POPC }, { "clz", DO_CLZ },
 		{ "brev", DO_BREV }, { "bra", DO_BRA }, { "ret", DO_RET }, { "exit", DO_EXIT },
+		{ "bar", DO_BAR }, { "barrier", DO_BARRIER }, { "shfl", DO_SHFL }, { "vote", DO_VOTE },
+		{ "activemask", DO_ACTIVEMASK },
 	};
 	for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
 		if (strcmp(tab[i].name, opcode) == 0)
 			return tab[i].op;
-	return DO_OTHER;
+	return (enum dx_op)dx_decode_ext(opcode);   /* instr.c: pseudo and rare ops */
 }
 
 /* ---- bundles ------------------------------------------------------------------ */
@@ -115,6 +121,9 @@ static struct dx_bundle *bundle_new(struct dx_launch *L, const struct dx_bundle 
 		b->pc = from->pc;
 		b->stores = from->stores;
 		b->seq = from->seq;
+		b->epoch = from->epoch;
+		b->sub = from->sub;
+		b->shstores = from->shstores;
 	} else {
 		b->dom = e_bool(L->cx, true);
 	}
@@ -141,7 +150,13 @@ static const struct expr *guard_of(struct dx_launch *L, struct dx_bundle *b, con
 	return v;
 }
 
-enum { STEP_NEXT, STEP_END, STEP_STOP };
+enum { STEP_NEXT, STEP_END, STEP_STOP, STEP_WAIT };
+
+/* Is instruction op at in a block barrier (not a warp one)? */
+static bool is_block_barrier(const struct ptx_instr *in, enum dx_op op)
+{
+	return (op == DO_BAR || op == DO_BARRIER) && !ptx_has_mod(in, "warp");
+}
 
 static int branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
                   const struct expr *g)
@@ -167,7 +182,10 @@ static int branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_ins
 		return STEP_NEXT;
 	}
 	if (e_has_undef(g)) {
-		dx_unsupported(L, in, "undefined branch", "a branch on an undefined value");
+		if (dx_undef_sink(L, in, b->dom, g, "branches on") == 0)
+			dx_unsupported(L, in, "undefined branch", "a branch on an undefined value");
+		else
+			dx_unsupported(L, in, "undefined branch", "a branch on a shuffled undefined value");
 		return STEP_STOP;
 	}
 	if (e_has_data(g)) {
@@ -264,6 +282,19 @@ static int step(struct dx_launch *L, struct dx_bundle *b)
 	case DO_OTHER:
 		dx_unsupported(L, in, arena_printf(&L->a, "instruction '%s'", dx_instr_name(L, in)), NULL);
 		return STEP_STOP;
+	case DO_BAR:
+	case DO_BARRIER:
+	case DO_SHFL:
+	case DO_VOTE:
+	case DO_ACTIVEMASK:
+		if (g) {
+			dx_unsupported(L, in, "predicated warp instruction", "a predicated %s",
+			               dx_instr_name(L, in));
+			return STEP_STOP;
+		}
+		if (is_block_barrier(in, op) && dx_barrier_check(L, in) < 0)
+			return STEP_STOP;
+		return STEP_WAIT;      /* the bundle waits for the others (released in run_all) */
 	case DO_ST:
 		r = dx_store(L, b, in, g);
 		break;
@@ -290,6 +321,38 @@ static void decode_all(struct dx_launch *L)
 	L->ops = ops;
 }
 
+/* Runs the bundles until none is left: each runs until it ends or waits;
+ * when none can run, a group of waiting ones is released. */
+static void run_all(struct dx_launch *L)
+{
+	while (!L->unsup) {
+		if (L->work.len) {
+			struct dx_bundle *b = L->work.items[--L->work.len];
+			int r;
+			while ((r = step(L, b)) == STEP_NEXT)
+				;
+			if (r == STEP_WAIT) {
+				VEC_PUSH(L->waiting, b);
+				continue;
+			}
+			if (r == STEP_END)
+				VEC_PUSH(L->exited, b->dom);
+			bundle_free(b);
+			continue;
+		}
+		if (!L->waiting.len)
+			break;
+		int wpc = -1;
+		for (size_t i = 0; i < L->waiting.len && wpc < 0; i++) {
+			unsigned pc = L->waiting.items[i]->pc;
+			if (!is_block_barrier(&L->fn->instrs[pc], (enum dx_op)L->ops[pc]))
+				wpc = (int)pc;
+		}
+		if ((wpc >= 0 ? dx_warp_release(L, (unsigned)wpc) : dx_barrier_release(L)) < 0)
+			break;
+	}
+}
+
 void dx_launch_run(struct dx_launch *L, const struct obligation *o, uint32_t id,
                    const struct ptx_module *mod, const struct ptx_func *fn,
                    const struct dx_opts *opts, struct smt *smt)
@@ -303,6 +366,7 @@ void dx_launch_run(struct dx_launch *L, const struct obligation *o, uint32_t id,
 	L->fn = fn;
 	L->opts = opts;
 	L->smt = smt;
+	L->fn = fn = dx_prepare(L, fn);   /* prepare.c: calls inlined, locals, rollup */
 	for (int d = 0; d < 3; d++) {
 		L->geom.ntid[d] = (uint32_t)L->l->block[d];
 		L->geom.nctaid[d] = (uint32_t)L->l->grid[d];
@@ -312,25 +376,30 @@ void dx_launch_run(struct dx_launch *L, const struct obligation *o, uint32_t id,
 	L->scratch = xcalloc(fn->nregs ? fn->nregs : 1, sizeof *L->scratch);
 	decode_all(L);
 
+	if (dx_shared_init(L) < 0)
+		return;
 	struct dx_bundle *b = bundle_new(L, NULL);
 	if (b)
 		VEC_PUSH(L->work, b);
-	while (!L->unsup && L->work.len) {
-		b = L->work.items[--L->work.len];
-		int r;
-		while ((r = step(L, b)) == STEP_NEXT)
-			;
-		bundle_free(b);
-	}
+	run_all(L);
+	if (!L->unsup)
+		dx_shared_finish(L);
 	while (L->work.len)
 		bundle_free(L->work.items[--L->work.len]);
+	while (L->waiting.len)
+		bundle_free(L->waiting.items[--L->waiting.len]);
 }
 
 void dx_launch_release(struct dx_launch *L)
 {
 	while (L->work.len)
 		bundle_free(L->work.items[--L->work.len]);
+	while (L->waiting.len)
+		bundle_free(L->waiting.items[--L->waiting.len]);
 	VEC_FREE(L->work);
+	VEC_FREE(L->waiting);
+	VEC_FREE(L->exited);
+	dx_shared_free(L->sh);
 	VEC_FREE(L->writes);
 	VEC_FREE(L->findings);
 	if (L->memo) {

@@ -6,6 +6,12 @@
  *
  * Modelling gap: reals have no NaN, so the unordered comparisons (equ,
  * ltu, ...) are the ordered ones, setp.nan is false and setp.num is true.
+ * Infinite constants (operand.c) are absorbed by max/min and ordered by
+ * comparisons; any other arithmetic on them is unsupported.
+ *
+ * Also here: the pseudo-instructions of the pre-passes (dirigo.fun of the
+ * rollup, nops, local memory) and the bit-field and carry instructions
+ * (bfind bfe bfi prmt mul24 mad24 add.cc addc sub.cc subc testp).
  */
 #include "dexec.h"
 
@@ -60,6 +66,40 @@ static const struct expr *arg_b(struct ctx *c, unsigned i, enum ptx_type t)
 
 /* ---- comparisons -------------------------------------------------------- */
 
+/* A comparison with an infinite constant: -inf < every real < +inf. */
+static const struct expr *compare_inf(struct ctx *c, const char *m, const struct expr *a,
+                                      const struct expr *b)
+{
+	if (e_has_undef(a) && !dx_is_inf(a, 0)) {
+		dx_unsupported(c->L, c->in, "non-finite float constant", "a comparison of an undefined value");
+		return NULL;
+	}
+	if (e_has_undef(b) && !dx_is_inf(b, 0)) {
+		dx_unsupported(c->L, c->in, "non-finite float constant", "a comparison of an undefined value");
+		return NULL;
+	}
+	int ra = dx_is_inf(a, -1) ? -1 : dx_is_inf(a, 1) ? 1 : 0;
+	int rb = dx_is_inf(b, -1) ? -1 : dx_is_inf(b, 1) ? 1 : 0;
+	int cmp = ra < rb ? -1 : ra > rb ? 1 : 0;    /* ra == rb: both the same infinity */
+	size_t n = strlen(m);
+	char base[4] = "";
+	memcpy(base, m, n >= 3 && m[2] == 'u' ? 2 : n < 3 ? n : 3);
+	bool v;
+	if (!strcmp(base, "eq")) v = cmp == 0;
+	else if (!strcmp(base, "ne")) v = cmp != 0;
+	else if (!strcmp(base, "lt")) v = cmp < 0;
+	else if (!strcmp(base, "le")) v = cmp <= 0;
+	else if (!strcmp(base, "gt")) v = cmp > 0;
+	else if (!strcmp(base, "ge")) v = cmp >= 0;
+	else if (!strcmp(base, "num")) v = true;
+	else if (!strcmp(base, "nan")) v = false;
+	else {
+		dx_unsupported(c->L, c->in, "non-finite float constant", "comparison '%s' with an infinity", m);
+		return NULL;
+	}
+	return e_bool(c->cx, v);
+}
+
 static const struct expr *compare(struct ctx *c, enum ptx_type t,
                                   const struct expr *a, const struct expr *b)
 {
@@ -71,6 +111,8 @@ static const struct expr *compare(struct ctx *c, enum ptx_type t,
 		dx_unsupported(c->L, c->in, "comparison", "a comparison without an operator");
 		return NULL;
 	}
+	if (ptx_type_is_float(t) && (dx_is_inf(a, 0) || dx_is_inf(b, 0)))
+		return compare_inf(c, m, a, b);
 	if (!strcmp(m, "eq") || !strcmp(m, "equ"))
 		return e_op2(cx, EOP_EQ, a, b);
 	if (!strcmp(m, "ne") || !strcmp(m, "neu"))
@@ -229,6 +271,20 @@ static int float_op(struct ctx *c, enum dx_op op)
 	if ((op == DO_MAD || op == DO_FMA) && !(d = arg(c, 3, SORT_REAL)))
 		return -1;
 	enum efun fn = EF__COUNT;
+	if (dx_is_inf(a, 0) || dx_is_inf(b, 0) || dx_is_inf(d, 0)) {
+		if (op == DO_MAX || op == DO_MIN) {
+			int absorb = op == DO_MAX ? -1 : 1;   /* max(-inf, x) = x, min(+inf, x) = x */
+			r = dx_is_inf(a, absorb) ? b : dx_is_inf(b, absorb) ? a : dx_is_inf(a, 0) ? a : b;
+		} else if (op == DO_NEG) {
+			r = e_undef_tag(cx, SORT_REAL, dx_is_inf(a, -1) ? DX_UNDEF_PINF : DX_UNDEF_NINF);
+		} else if (op == DO_ABS) {
+			r = e_undef_tag(cx, SORT_REAL, DX_UNDEF_PINF);
+		} else {
+			return dx_unsupported(c->L, c->in, "non-finite float constant",
+			                      "arithmetic ('%s') on an infinite float constant", c->in->opcode);
+		}
+		return set(c, r);
+	}
 	switch (op) {
 	case DO_ADD: r = e_op2(cx, EOP_FADD, a, b); break;
 	case DO_SUB: r = e_op2(cx, EOP_FSUB, a, b); break;
@@ -270,12 +326,16 @@ static const struct expr *mul_wide(struct ctx *c, const struct expr *a, const st
 	return e_op2(c->cx, EOP_MUL, e_resize(c->cx, a, w, s), e_resize(c->cx, b, w, s));
 }
 
+static int carry_op(struct ctx *c, int op, enum ptx_type t);
+
 static int int_op(struct ctx *c, enum dx_op op, enum ptx_type t)
 {
 	struct ectx *cx = c->cx;
 	unsigned w = ptx_type_bits(t);
 	bool s = ptx_type_is_signed(t);
 	sort_t st = SORT_BV(w);
+	if (ptx_has_mod(c->in, "cc") && (op == DO_ADD || op == DO_SUB))
+		return carry_op(c, op, t);
 	if (ptx_instr_mod_of(c->in, MODS("cc", "sat", "relu")) && op != DO_MIN && op != DO_MAX)
 		return dx_unsupported(c->L, c->in, "instruction",
 		                      "instruction '%s' with .cc/.sat on integers", c->in->opcode);
@@ -373,10 +433,227 @@ static int do_mov(struct ctx *c, enum ptx_type t)
 	return set(c, v);
 }
 
+/* ---- pseudo-instructions, bit fields, carries ------------------------------ */
+
+int dx_decode_ext(const char *opcode)
+{
+	static const struct { const char *name; int op; } tab[] = {
+		{ DX_OP_FUN, DO_FUN }, { DX_OP_NOP, DO_NOP }, { DX_OP_LDL, DO_LDL }, { DX_OP_STL, DO_STL },
+		{ "bfind", DO_BFIND }, { "bfe", DO_BFE }, { "bfi", DO_BFI }, { "prmt", DO_PRMT },
+		{ "mul24", DO_MUL24 }, { "mad24", DO_MAD24 }, { "addc", DO_ADDC }, { "subc", DO_SUBC },
+		{ "testp", DO_TESTP },
+	};
+	for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
+		if (!strcmp(tab[i].name, opcode))
+			return tab[i].op;
+	return DO_OTHER;
+}
+
+/* dirigo.fun d, EF | neg << 8, x[, y] (rollup.c) */
+static int do_fun(struct ctx *c)
+{
+	if (c->in->nops < 3 || c->in->ops[1].kind != PO_IMM)
+		return dx_unsupported(c->L, c->in, "instruction", "a malformed rolled-up function");
+	enum efun f = (enum efun)(c->in->ops[1].imm & 0xff);
+	bool neg = c->in->ops[1].imm & 0x100;
+	const struct expr *a[2] = { arg(c, 2, SORT_REAL), NULL };
+	if (!a[0] || (c->in->nops > 3 && !(a[1] = arg(c, 3, SORT_REAL))))
+		return -1;
+	if (dx_is_inf(a[0], 0) || (a[1] && dx_is_inf(a[1], 0)))
+		return dx_unsupported(c->L, c->in, "non-finite float constant",
+		                      "%s of an infinite float constant", efun_name(f));
+	if (neg)
+		a[0] = e_op1(c->cx, EOP_FNEG, SORT_REAL, 0, a[0]);
+	return set(c, e_fun(c->cx, f, c->in->nops > 3 ? 2 : 1, a));
+}
+
+/* A constant operand as a number, or -1 after dx_unsupported. */
+static int64_t const_arg(struct ctx *c, unsigned i, const char *what)
+{
+	const struct expr *e = arg(c, i, SORT_BV(32));
+	if (!e)
+		return -1;
+	if (e->op != EOP_BV)
+		return dx_unsupported(c->L, c->in, "instruction", "'%s' with a %s that is not a constant",
+		                      c->in->opcode, what);
+	return (int64_t)e->u;
+}
+
+static int do_bfind(struct ctx *c, enum ptx_type t)
+{
+	struct ectx *cx = c->cx;
+	unsigned w = ptx_type_bits(t);
+	const struct expr *a = arg(c, 1, SORT_BV(w));
+	if (!a)
+		return -1;
+	if (ptx_type_is_signed(t))     /* the highest bit unlike the sign */
+		a = e_ite(cx, e_op2(cx, EOP_SLT, a, e_bv(cx, 0, w)), e_op1(cx, EOP_NOT, SORT_BV(w), 0, a), a);
+	const struct expr *clz = e_resize(cx, e_op1(cx, EOP_CLZ, SORT_BV(w), 0, a), 32, false);
+	const struct expr *pos = ptx_has_mod(c->in, "shiftamt") ? clz
+	                         : e_op2(cx, EOP_SUB, e_bv(cx, w - 1, 32), clz);
+	const struct expr *none = e_op2(cx, EOP_EQ, a, e_bv(cx, 0, w));
+	return set(c, e_ite(cx, none, e_bv(cx, 0xffffffffu, 32), pos));
+}
+
+static int do_bfe(struct ctx *c, enum ptx_type t)
+{
+	unsigned w = ptx_type_bits(t);
+	const struct expr *a = arg(c, 1, SORT_BV(w));
+	int64_t pos = a ? const_arg(c, 2, "position") : -1, len = pos >= 0 ? const_arg(c, 3, "length") : -1;
+	if (len < 0)
+		return -1;
+	pos &= 0xff;
+	len &= 0xff;
+	if (len == 0 || pos + len > w)
+		return dx_unsupported(c->L, c->in, "instruction", "bfe of bits %lld..%lld of a %u-bit value",
+		                      (long long)pos, (long long)(pos + len), w);
+	const struct expr *x = e_op1(c->cx, EOP_EXTRACT, SORT_BV((unsigned)len), (uint64_t)pos, a);
+	return set(c, e_resize(c->cx, x, w, ptx_type_is_signed(t)));
+}
+
+static int do_bfi(struct ctx *c, enum ptx_type t)
+{
+	struct ectx *cx = c->cx;
+	unsigned w = ptx_type_bits(t);
+	const struct expr *a = arg(c, 1, SORT_BV(w)), *b = a ? arg(c, 2, SORT_BV(w)) : NULL;
+	int64_t pos = b ? const_arg(c, 3, "position") : -1, len = pos >= 0 ? const_arg(c, 4, "length") : -1;
+	if (len < 0)
+		return -1;
+	pos &= 0xff;
+	len &= 0xff;
+	if (pos >= w)
+		return set(c, b);
+	if (pos + len > w)
+		len = w - pos;
+	uint64_t ones = len >= 64 ? ~0ull : (1ull << len) - 1, mask = ones << pos;
+	const struct expr *keep = e_op2(cx, EOP_AND, b, e_bv(cx, ~mask, w));
+	const struct expr *ins = e_op2(cx, EOP_AND, e_op2(cx, EOP_SHL, a, e_bv(cx, (uint64_t)pos, w)),
+	                               e_bv(cx, mask, w));
+	return set(c, e_op2(cx, EOP_OR, keep, ins));
+}
+
+static int do_prmt(struct ctx *c)
+{
+	struct ectx *cx = c->cx;
+	if (ptx_instr_mod_of(c->in, MODS("f4e", "b4e", "rc8", "ecl", "ecr", "rc16")))
+		return dx_unsupported(c->L, c->in, "instruction", "prmt with a mode");
+	const struct expr *a = arg(c, 1, SORT_BV(32)), *b = a ? arg(c, 2, SORT_BV(32)) : NULL;
+	int64_t sel = b ? const_arg(c, 3, "selector") : -1;
+	if (sel < 0)
+		return -1;
+	const struct expr *src = e_op(cx, EOP_CONCAT, SORT_BV(64), 0, 2, (const struct expr *[]){ b, a });
+	const struct expr *r = NULL;
+	for (unsigned k = 0; k < 4; k++) {
+		unsigned n = (unsigned)(sel >> (4 * k)) & 0xf;
+		const struct expr *byte;
+		if (n & 8)      /* replicate the sign of the byte */
+			byte = e_resize(cx, e_op1(cx, EOP_EXTRACT, SORT_BV(1), 8 * (n & 7) + 7, src), 8, true);
+		else
+			byte = e_op1(cx, EOP_EXTRACT, SORT_BV(8), 8 * (n & 7), src);
+		r = r ? e_op(cx, EOP_CONCAT, SORT_BV(8 * (k + 1)), 0, 2, (const struct expr *[]){ byte, r }) : byte;
+	}
+	return set(c, r);
+}
+
+static int do_mul24(struct ctx *c, enum ptx_type t, bool mad)
+{
+	struct ectx *cx = c->cx;
+	bool s = ptx_type_is_signed(t), hi = ptx_has_mod(c->in, "hi");
+	if (ptx_type_bits(t) != 32 || ptx_has_mod(c->in, "sat"))
+		return dx_unsupported(c->L, c->in, "instruction", "%s on .%s", c->in->opcode, ptx_type_name(t));
+	const struct expr *a = arg(c, 1, SORT_BV(32)), *b = a ? arg(c, 2, SORT_BV(32)) : NULL;
+	const struct expr *d = b && mad ? arg(c, 3, SORT_BV(32)) : NULL;
+	if (!b || (mad && !d))
+		return -1;
+	a = e_resize(cx, e_resize(cx, a, 24, false), 64, s);
+	b = e_resize(cx, e_resize(cx, b, 24, false), 64, s);
+	const struct expr *p = e_op2(cx, EOP_MUL, a, b);
+	p = e_op1(cx, EOP_EXTRACT, SORT_BV(32), hi ? 16 : 0, p);
+	return set(c, mad ? e_op2(cx, EOP_ADD, p, d) : p);
+}
+
+/* add.cc sub.cc addc subc (and addc.cc subc.cc): the carry flag is a
+ * register of its own (prepare.c); subtraction's flag is the borrow. */
+static int carry_op(struct ctx *c, int op, enum ptx_type t)
+{
+	struct ectx *cx = c->cx;
+	int cc = dx_func_of(c->L->fn)->cc_reg;
+	unsigned w = ptx_type_bits(t);
+	if (cc < 0 || (w != 32 && w != 64) || ptx_has_mod(c->in, "sat"))
+		return dx_unsupported(c->L, c->in, "instruction", "'%s' on .%s", dx_instr_name(c->L, c->in),
+		                      ptx_type_name(t));
+	const struct expr *a = arg(c, 1, SORT_BV(w)), *b = a ? arg(c, 2, SORT_BV(w)) : NULL;
+	if (!b)
+		return -1;
+	const struct expr *cin = e_bool(cx, false);
+	if (op == DO_ADDC || op == DO_SUBC) {
+		cin = c->b->regs[cc];
+		if (!cin)
+			cin = e_undef(cx, SORT_BOOL);
+	}
+	const struct expr *one = e_op1(cx, EOP_BOOL2BV, SORT_BV(w), 0, cin), *r, *cout;
+	if (op == DO_ADD || op == DO_ADDC) {
+		const struct expr *s1 = e_op2(cx, EOP_ADD, a, b);
+		r = e_op2(cx, EOP_ADD, s1, one);
+		cout = e_or(cx, e_op2(cx, EOP_ULT, s1, a), e_op2(cx, EOP_ULT, r, s1));
+	} else {
+		r = e_op2(cx, EOP_SUB, e_op2(cx, EOP_SUB, a, b), one);
+		cout = e_or(cx, e_op2(cx, EOP_ULT, a, b), e_and(cx, e_op2(cx, EOP_EQ, a, b), cin));
+	}
+	if (set(c, r) < 0)
+		return -1;
+	if (ptx_has_mod(c->in, "cc"))
+		c->b->regs[cc] = cout;
+	return 0;
+}
+
+static int do_testp(struct ctx *c, enum ptx_type t)
+{
+	const char *m = ptx_instr_mod_of(c->in, MODS("finite", "infinite", "number", "notanumber"));
+	const struct expr *a = arg(c, 1, dx_sort_of(t));
+	if (!a)
+		return -1;
+	if (!m || !ptx_type_is_float(t))
+		return dx_unsupported(c->L, c->in, "instruction", "'%s'", dx_instr_name(c->L, c->in));
+	bool inf = dx_is_inf(a, 0);
+	if (!inf && e_has_undef(a))
+		return set(c, e_undef(c->cx, SORT_BOOL));
+	bool v = !strcmp(m, "finite") ? !inf : !strcmp(m, "infinite") ? inf : !strcmp(m, "number");
+	return set(c, e_bool(c->cx, v));
+}
+
+static int ext_op(struct ctx *c, int op)
+{
+	enum ptx_type t = c->in->type;
+	switch (op) {
+	case DO_NOP: return 0;
+	case DO_FUN: return do_fun(c);
+	case DO_LDL: return dx_local_access(c->L, c->b, c->in, false);
+	case DO_STL: return dx_local_access(c->L, c->b, c->in, true);
+	default: break;
+	}
+	if (c->in->nops < 2 || t == PT_NONE || t == PT_PRED || (ptx_type_is_float(t) && op != DO_TESTP))
+		return dx_unsupported(c->L, c->in, "instruction", "instruction '%s'", dx_instr_name(c->L, c->in));
+	switch (op) {
+	case DO_BFIND: return do_bfind(c, t);
+	case DO_BFE: return do_bfe(c, t);
+	case DO_BFI: return do_bfi(c, t);
+	case DO_PRMT: return do_prmt(c);
+	case DO_MUL24: return do_mul24(c, t, false);
+	case DO_MAD24: return do_mul24(c, t, true);
+	case DO_ADDC: case DO_SUBC: return carry_op(c, op, t);
+	case DO_TESTP: return do_testp(c, t);
+	default:
+		return dx_unsupported(c->L, c->in, "instruction", "instruction '%s'", dx_instr_name(c->L, c->in));
+	}
+}
+
 int dx_alu(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in, enum dx_op op)
 {
 	struct ctx c = { L, b, in, L->cx };
 	enum ptx_type t = in->type;
+	if ((int)op >= (int)DO__COUNT)
+		return ext_op(&c, (int)op);
 	if (t == PT_F16X2 || t == PT_BF16X2 || t == PT_B128 || t == PT_TF32)
 		return dx_unsupported(L, in, "instruction", "instruction '%s' on .%s",
 		                      dx_instr_name(L, in), ptx_type_name(t));

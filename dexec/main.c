@@ -84,11 +84,11 @@ int main(int argc, char **argv)
 	struct record rec;
 	int status = EXIT_OK, k;
 	while ((k = stream_in_next(in, &rec)) == 1) {
-		if (dx_run_take(&run, &rec) < 0) {
+		if (!rec_require_kind(&rec, "obligation", "dmerge") || dx_run_take(&run, &rec) < 0) {
 			status = EXIT_TROUBLE;
 			goto out;
 		}
-		out_raw(w, &rec);
+		out_pass(w, &rec, "symbolic");
 	}
 	if (k < 0) {
 		status = EXIT_TROUBLE;

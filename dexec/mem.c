@@ -4,14 +4,15 @@
  * base, from a pointer argument, plus an offset over tid/ctaid), ld.const
  * of module constants (from the launch's symbol buffer, or folded from the
  * PTX initialiser), store-to-load forwarding within a bundle, and the
- * bounds check of every access for all threads of the bundle.
+ * bounds check of every access for all threads of the bundle.  Shared
+ * memory targets are handed to shared.c.
  */
 #include "dexec.h"
 
 #include <inttypes.h>
 #include <string.h>
 
-enum tkind { T_BUF, T_INIT };
+enum tkind { T_BUF, T_INIT, T_SHARED };
 
 /* Where an access goes. */
 struct target {
@@ -20,6 +21,7 @@ struct target {
 	const struct ptx_var *var;      /* T_INIT: constant folded from var */
 	uint64_t bytes;                 /* size of what is accessed, for bounds */
 	const struct expr *off;         /* bv64 byte offset */
+	const struct expr *dom;         /* T_SHARED: threads that access */
 };
 
 static enum etype et_for(enum ptx_type t, enum ptx_type reg)
@@ -217,13 +219,9 @@ static int alias(struct dx_launch *L, const struct ptx_instr *in, const struct e
 	                      "at a different offset");
 }
 
-/* The value a bundle reads at (vin, off) of size bytes given its stores
- * from s on, for the threads of dom: *out is the newest matching store's value (merged with older
- * ones where a store was conditional), or NULL when no store overlaps.
- * Returns 0 or -1 (unsupported). */
-static int forward(struct dx_launch *L, const struct ptx_instr *in, const struct expr *dom,
-                   const struct dx_store *s, uint32_t vin, const struct expr *off, unsigned size, enum etype et,
-                   const struct expr **out)
+int dx_forward(struct dx_launch *L, const struct ptx_instr *in, const struct expr *dom,
+               const struct dx_store *s, uint32_t vin, const struct expr *off, unsigned size,
+               enum etype et, const struct expr *miss, const struct expr **out)
 {
 	struct ectx *cx = L->cx;
 	for (; s; s = s->next) {
@@ -249,10 +247,10 @@ static int forward(struct dx_launch *L, const struct ptx_instr *in, const struct
 			return -1;
 		if (s->guard) {
 			const struct expr *older;
-			if (forward(L, in, dom, s->next, vin, off, size, et, &older) < 0)
+			if (dx_forward(L, in, dom, s->next, vin, off, size, et, miss, &older) < 0)
 				return -1;
 			if (!older)
-				older = e_load(cx, vin, et, off);
+				older = miss;
 			v = e_ite(cx, s->guard, v, older);
 		}
 		*out = v;
@@ -268,11 +266,13 @@ static const struct expr *read_value(struct dx_launch *L, struct dx_bundle *b, c
 	struct ectx *cx = L->cx;
 	unsigned size = etype_size(et);
 	if (t->kind == T_BUF) {
-		const struct expr *v;
-		if (forward(L, in, b->dom, b->stores, t->vin, off, size, et, &v) < 0)
+		const struct expr *v, *miss = e_load(cx, t->vin, et, off);
+		if (dx_forward(L, in, b->dom, b->stores, t->vin, off, size, et, miss, &v) < 0)
 			return NULL;
-		return v ? v : e_load(cx, t->vin, et, off);
+		return v ? v : miss;
 	}
+	if (t->kind == T_SHARED)
+		return dx_shared_read(L, b, in, t->dom, off, et);
 	/* a constant folded from the variable's initialiser */
 	if (off->op != EOP_BV) {
 		dx_unsupported(L, in, "constant table", "a thread-dependent index into constant '%s'",
@@ -351,13 +351,10 @@ static int load_param(struct dx_launch *L, struct dx_bundle *b, const struct ptx
 
 static int space_check(struct dx_launch *L, const struct ptx_instr *in, enum ptx_space sp)
 {
-	if (sp == PS_SHARED)
-		return dx_unsupported(L, in, "shared memory", "instruction '%s' (shared memory)",
-		                      dx_instr_name(L, in));
 	if (sp == PS_LOCAL)
 		return dx_unsupported(L, in, "local memory", "instruction '%s' (local memory)",
 		                      dx_instr_name(L, in));
-	if (sp != PS_GLOBAL && sp != PS_GENERIC && sp != PS_CONST)
+	if (sp != PS_GLOBAL && sp != PS_GENERIC && sp != PS_CONST && sp != PS_SHARED)
 		return dx_unsupported(L, in, "memory space", "instruction '%s' in this state space",
 		                      dx_instr_name(L, in));
 	return 0;
@@ -389,15 +386,26 @@ int dx_load(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in
 		return -1;
 	const struct expr *addr = address(L, b, in, &in->ops[1]);
 	struct target t;
-	if (!addr || resolve(L, in, addr, &t) < 0)
-		return -1;
-	if (sp == PS_CONST && (!t.var || t.var->space != PS_CONST))
-		return dx_unsupported(L, in, "address", "ld.const of an address outside constant memory");
 	bool data;
 	const struct expr *dom = guard_dom(L, b, guard, &data);
-	int r = bounds(L, in, dom, &t, n * esz, false, data);
-	if (r < 0)
+	int r;
+	if (!addr)
 		return -1;
+	if (e_has_undef(addr) && (r = dx_undef_sink(L, in, b->dom, addr, "addresses memory with")) != 0)
+		return r < 0 ? -1 : 0;
+	if (sp == PS_SHARED || (sp == PS_GENERIC && dx_shared_addr(L, addr))) {
+		t.kind = T_SHARED;
+		t.dom = dom;
+		if ((r = dx_shared_target(L, in, addr, dom, n * esz, false, data, &t.off)) < 0)
+			return -1;
+	} else {
+		if (resolve(L, in, addr, &t) < 0)
+			return -1;
+		if (sp == PS_CONST && (!t.var || t.var->space != PS_CONST))
+			return dx_unsupported(L, in, "address", "ld.const of an address outside constant memory");
+		if ((r = bounds(L, in, dom, &t, n * esz, false, data)) < 0)
+			return -1;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		const struct ptx_operand *de = elem(d, i);
 		if (de->kind == PO_SINK)
@@ -423,6 +431,57 @@ int dx_load(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in
 	return 0;
 }
 
+/* The value operand element se of a store, as the type it stores. */
+static const struct expr *store_value(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+                                      const struct ptx_operand *se, enum etype *et)
+{
+	const struct expr *v;
+	if (se->kind == PO_REG && (in->type == PT_B32 || in->type == PT_B64)) {
+		v = dx_get_raw(L, b, in, se);
+		if (v && v->sort == SORT_REAL)
+			*et = in->type == PT_B32 ? ET_F32 : ET_F64;
+	}
+	return dx_get(L, b, in, se, etype_sort(*et));
+}
+
+static int store_shared(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+                        const struct expr *guard, const struct expr *addr)
+{
+	struct ectx *cx = L->cx;
+	const struct ptx_operand *s = &in->ops[1];
+	unsigned n = ptx_instr_vec(in), esz = ptx_type_bits(in->type) / 8;
+	bool data;
+	const struct expr *dom = guard_dom(L, b, guard, &data), *off;
+	int r = dx_shared_target(L, in, addr, dom, n * esz, true, data, &off);
+	if (r != 0)
+		return r < 0 ? -1 : 0;
+	for (unsigned i = 0; i < n; i++) {
+		const struct ptx_operand *se = elem(s, i);
+		if (se->kind == PO_SINK)
+			continue;
+		enum etype et = et_for(in->type, reg_type(L, se));
+		if (et == ET_NONE)
+			return dx_unsupported(L, in, "store type", "a store of .%s", ptx_type_name(in->type));
+		const struct expr *v = store_value(L, b, in, se, &et);
+		if (!v)
+			return -1;
+		if (e_has_undef(v)) {
+			int u = dx_undef_sink(L, in, dom, v, "stores");
+			if (u != 0)
+				return u < 0 ? -1 : 0;
+		}
+		const struct expr *o = e_op2(cx, EOP_ADD, off, e_bv(cx, (uint64_t)i * esz, 64));
+		if (data) {
+			const struct expr *old = dx_shared_read(L, b, in, dom, o, et);
+			if (!old)
+				return -1;
+			v = e_ite(cx, guard, v, old);
+		}
+		dx_shared_write(L, b, in, dom, o, v, et, data ? NULL : guard);
+	}
+	return 0;
+}
+
 int dx_store(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
              const struct expr *guard)
 {
@@ -440,7 +499,16 @@ int dx_store(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *i
 		return -1;
 	const struct expr *addr = address(L, b, in, &in->ops[0]);
 	struct target t;
-	if (!addr || resolve(L, in, addr, &t) < 0)
+	if (!addr)
+		return -1;
+	if (e_has_undef(addr)) {
+		int u = dx_undef_sink(L, in, b->dom, addr, "addresses memory with");
+		if (u != 0)
+			return u < 0 ? -1 : 0;
+	}
+	if (sp == PS_SHARED || (sp == PS_GENERIC && dx_shared_addr(L, addr)))
+		return store_shared(L, b, in, guard, addr);
+	if (resolve(L, in, addr, &t) < 0)
 		return -1;
 	uint32_t vout = NO_VALUE;
 	for (uint32_t i = 0; t.kind == T_BUF && !t.var && i < L->l->nargs; i++)
@@ -461,23 +529,20 @@ int dx_store(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *i
 		enum etype et = et_for(in->type, reg_type(L, se));
 		if (et == ET_NONE)
 			return dx_unsupported(L, in, "store type", "a store of .%s", ptx_type_name(in->type));
-		const struct expr *v = NULL;
-		if (se->kind == PO_REG && (in->type == PT_B32 || in->type == PT_B64)) {
-			v = dx_get_raw(L, b, in, se);
-			if (v && v->sort == SORT_REAL)
-				et = in->type == PT_B32 ? ET_F32 : ET_F64;
-		}
-		v = dx_get(L, b, in, se, etype_sort(et));
+		const struct expr *v = store_value(L, b, in, se, &et);
 		if (!v)
 			return -1;
-		if (e_has_undef(v))
-			return dx_unsupported(L, in, "undefined value", "a store of an undefined value");
+		if (e_has_undef(v)) {
+			int u = dx_undef_sink(L, in, dom, v, "stores");
+			if (u != 0)
+				return u < 0 ? -1 : 0;
+		}
 		const struct expr *o = e_op2(cx, EOP_ADD, t.off, e_bv(cx, (uint64_t)i * esz, 64));
 		if (data) {
-			const struct expr *old;
-			if (forward(L, in, b->dom, b->stores, t.vin, o, esz, et, &old) < 0)
+			const struct expr *old, *miss = e_load(cx, t.vin, et, o);
+			if (dx_forward(L, in, b->dom, b->stores, t.vin, o, esz, et, miss, &old) < 0)
 				return -1;
-			v = e_ite(cx, guard, v, old ? old : e_load(cx, t.vin, et, o));
+			v = e_ite(cx, guard, v, old ? old : miss);
 		}
 		struct sym_write w = {
 			.value = vout, .dom = dom, .addr = o, .val = v, .et = et,

@@ -4,6 +4,12 @@
  * %laneid, %warpid), and the coercions between sorts that PTX's untyped
  * .b registers need (a .b32 register may hold a real; constant bits are
  * reinterpreted; a LOAD leaf is re-read with the other element type).
+ *
+ * Infinite float constants (-inf as the start of a max reduction) have
+ * no real value: they are undefined reals with a tag of their own, which
+ * max/min absorb and comparisons order (instr.c); any other use of them
+ * stays undefined, and an undefined value reaching a store, an address
+ * or a branch is unsupported.  NaN constants are unsupported.
  */
 #include "dexec.h"
 
@@ -49,13 +55,24 @@ const struct expr *dx_real_bits(struct dx_launch *L, const struct ptx_instr *in,
 		dx_unsupported(L, in, "float constant", "a %u-bit float constant", width);
 		return NULL;
 	}
-	if (!isfinite(d)) {
-		dx_unsupported(L, in, "non-finite float constant",
-		               "a non-finite float constant (%s) has no real value",
-		               isnan(d) ? "nan" : d > 0 ? "+inf" : "-inf");
+	if (isinf(d))
+		return e_undef_tag(L->cx, SORT_REAL, d > 0 ? DX_UNDEF_PINF : DX_UNDEF_NINF);
+	if (isnan(d)) {
+		dx_unsupported(L, in, "non-finite float constant", "a float constant NaN has no real value");
 		return NULL;
 	}
 	return e_real(L->cx, d);
+}
+
+bool dx_is_inf(const struct expr *e, int sign)
+{
+	if (!e || e->op != EOP_UNDEF || e->sort != SORT_REAL)
+		return false;
+	if (sign < 0)
+		return e->u == DX_UNDEF_NINF;
+	if (sign > 0)
+		return e->u == DX_UNDEF_PINF;
+	return e->u == DX_UNDEF_NINF || e->u == DX_UNDEF_PINF;
 }
 
 static uint64_t real_bits(double d, unsigned width)

@@ -1,11 +1,16 @@
 /*
- * replay.c: confirm one witness by concrete evaluation, independent of the
- * solver's decision: both programs are resolved at the witness location
- * again and evaluated with IEEE float32 after every operation (as the GPU
- * computes) and in float64.  Inputs the witness does not name take their
- * recorded values when the trace kept them, else 0.
+ * replay.c: confirm one witness by concrete execution, independent of the
+ * solver's decision.  Two ways, both at the witness input (inputs the
+ * witness does not name take their recorded values when the trace kept
+ * them, else 0):
+ *  - the location resolved again and evaluated in IEEE float32 after every
+ *    operation (as the GPU computes) and in float64;
+ *  - the whole programs run by the PTX interpreter (libcommon/concrete.c),
+ *    which does not rely on the symbolic model at all.  When they run, they
+ *    decide whether the witness is confirmed.
  */
 #include "dreplay.h"
+#include "concrete.h"
 
 #include <math.h>
 #include <string.h>
@@ -74,6 +79,102 @@ static bool eval(const struct expr *e, enum emode m, struct inputs *in, double *
 	return true;
 }
 
+/* The bytes of every shared input for a run at the witness: the data the
+ * reference was traced with (zeros where it was not kept), with the
+ * witness's elements written over it.  NULL after a message in *err. */
+static uint8_t **witness_inputs(const struct obligation *ob, const struct vd_witness *w,
+                                struct arena *a, const char **err)
+{
+	uint8_t **in = ARENA_NEWN(a, uint8_t *, ob->inputs.len + 1);
+	for (size_t i = 0; i < ob->inputs.len; i++) {
+		const struct obl_input *x = &ob->inputs.items[i];
+		in[i] = arena_alloc(a, x->bytes ? x->bytes : 1);
+		if (x->data)
+			memcpy(in[i], x->data, x->bytes);
+	}
+	for (uint32_t k = 0; k < w->ninputs; k++) {
+		const struct vd_input *v = &w->inputs[k];
+		unsigned size = etype_size(v->et);
+		if (v->input >= ob->inputs.len || v->off + size > ob->inputs.items[v->input].bytes) {
+			*err = "a witness element lies outside its input";
+			return NULL;
+		}
+		union { float f; double d; int32_t i32; uint32_t u32; int64_t i64; uint64_t u64; } b;
+		switch (v->et) {
+		case ET_F32: b.f = (float)v->value; break;
+		case ET_F64: b.d = v->value; break;
+		case ET_S32: b.i32 = (int32_t)v->value; break;
+		case ET_U32: b.u32 = (uint32_t)v->value; break;
+		case ET_S64: b.i64 = (int64_t)v->value; break;
+		case ET_U64: b.u64 = (uint64_t)v->value; break;
+		default:
+			*err = "a witness element of a type the replay cannot write";
+			return NULL;
+		}
+		memcpy(in[v->input] + v->off, &b, size);
+	}
+	return in;
+}
+
+/* The element of type et at off in bytes. */
+static double element(const uint8_t *p, enum etype et)
+{
+	union { float f; double d; int32_t i32; uint32_t u32; int64_t i64; uint64_t u64; } b = { 0 };
+	memcpy(&b, p, etype_size(et));
+	switch (et) {
+	case ET_F32: return b.f;
+	case ET_F64: return b.d;
+	case ET_S32: return b.i32;
+	case ET_U32: return b.u32;
+	case ET_S64: return (double)b.i64;
+	case ET_U64: return (double)b.u64;
+	default: return NAN;
+	}
+}
+
+/* Runs both whole programs with the PTX interpreter at the witness and
+ * reads the location: the confirmation that does not rely on the symbolic
+ * model.  Sets rp->ptx_ran, or rp->ptx_error. */
+static void run_programs(const struct obligation *ob, const struct vd_witness *w,
+                         struct arena *a, struct rp_replay *rp)
+{
+	const char *err = NULL;
+	uint8_t **in = witness_inputs(ob, w, a, &err);
+	if (!in) {
+		rp->ptx_error = err;
+		return;
+	}
+	double val[2];
+	for (uint32_t p = 0; p < 2; p++) {
+		struct replay_result res;
+		char msg[512];
+		if (!replay_program(ob, p, (const void *const *)in, NULL, &res, msg, sizeof msg)) {
+			rp->ptx_error = arena_printf(a, "%s: %s", ob->names[p] ? ob->names[p] : p ? "opt" : "ref", msg);
+			return;
+		}
+		const struct replay_output *o = &res.outs[w->output];
+		if (w->off + etype_size(w->et) > o->bytes) {
+			replay_result_release(&res);
+			rp->ptx_error = "the location lies outside the output";
+			return;
+		}
+		val[p] = element(o->data + w->off, w->et);
+		replay_result_release(&res);
+	}
+	rp->ptx_ran = true;
+	rp->ref_ptx = val[0];
+	rp->opt_ptx = val[1];
+}
+
+static bool differs(double ref, double opt, double tol)
+{
+	if (isnan(ref) || isnan(opt))
+		return isnan(ref) != isnan(opt);
+	if (isinf(ref) || isinf(opt))
+		return ref != opt;
+	return fabs(opt - ref) > tol;
+}
+
 void replay_witness(struct resolver *r, const struct sym_state *st, const struct vd_witness *w,
                     double atol, double rtol, struct arena *a, struct replayed *out)
 {
@@ -106,10 +207,16 @@ void replay_witness(struct resolver *r, const struct sym_state *st, const struct
 	}
 	rp->diff = fabs(rp->opt_f32 - rp->ref_f32);
 	rp->tol = atol + rtol * fabs(rp->ref_f32);
-	if (isnan(rp->ref_f32) || isnan(rp->opt_f32))
-		rp->confirmed = isnan(rp->ref_f32) != isnan(rp->opt_f32);
-	else if (isinf(rp->ref_f32) || isinf(rp->opt_f32))
-		rp->confirmed = rp->ref_f32 != rp->opt_f32;
-	else
-		rp->confirmed = rp->diff > rp->tol;
+	bool model = differs(rp->ref_f32, rp->opt_f32, rp->tol);
+	/* The programs themselves decide when they can be run: a witness the
+	 * model confirms but the real kernels do not is not a bug. */
+	run_programs(ob, w, a, rp);
+	if (rp->ptx_ran) {
+		double tol = atol + rtol * fabs(rp->ref_ptx);
+		rp->confirmed = differs(rp->ref_ptx, rp->opt_ptx, tol);
+		if (model && !rp->confirmed)
+			rp->message = "the symbolic model differs here, but the PTX of the programs does not";
+	} else {
+		rp->confirmed = model;
+	}
 }

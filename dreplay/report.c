@@ -34,9 +34,14 @@ static void finding(FILE *f, const struct sym_state *st, size_t i, const struct 
 			fprintf(f, "%s %s:%u", x->line ? "," : "", x->src_file, x->src_line);
 		fprintf(f, "\n");
 	}
-	if (x->has_thread)
-		fprintf(f, "  thread (%u,%u,%u) of block (%u,%u,%u)\n", x->tid[0], x->tid[1], x->tid[2],
+	if (x->has_thread) {
+		fprintf(f, "  thread (%u,%u,%u) of block (%u,%u,%u)", x->tid[0], x->tid[1], x->tid[2],
 		        x->ctaid[0], x->ctaid[1], x->ctaid[2]);
+		if (x->has_thread2)
+			fprintf(f, " and thread (%u,%u,%u) of block (%u,%u,%u)", x->tid2[0], x->tid2[1],
+			        x->tid2[2], x->ctaid2[0], x->ctaid2[1], x->ctaid2[2]);
+		fprintf(f, "\n");
+	}
 	if (x->has_addr && x->value != NO_VALUE)
 		fprintf(f, "  value %u, byte offset %lld\n", x->value, (long long)x->off);
 	fprintf(f, "  %s\n", x->message);
@@ -76,7 +81,7 @@ static void witness(FILE *f, const struct report_data *d, size_t i, const struct
 		fprintf(f, ", ... and %u more", w->ninputs - MAX_INPUTS_LISTED);
 	fprintf(f, "\n");
 	const struct rp_replay *r = &rp->r;
-	if (r->message) {
+	if (r->message && !r->ptx_ran) {
 		fprintf(f, "  solver: ref %.9g, opt %.9g\n  replay failed: %s\n  NOT CONFIRMED\n",
 		        w->ref, w->opt, r->message);
 		return;
@@ -85,6 +90,13 @@ static void witness(FILE *f, const struct report_data *d, size_t i, const struct
 	fprintf(f, "  %s: f32 %.9g, f64 %.17g\n", prog_name(st, 1), r->opt_f32, r->opt_f64);
 	fprintf(f, "  difference %.9g, tolerance %.9g (atol %g + rtol %g * |ref|)\n", r->diff, r->tol,
 	        d->atol, d->rtol);
+	if (r->ptx_ran)
+		fprintf(f, "  programs run on the witness (PTX interpreter, float32): %s %.9g, %s %.9g\n",
+		        prog_name(st, 0), r->ref_ptx, prog_name(st, 1), r->opt_ptx);
+	else if (r->ptx_error)
+		fprintf(f, "  programs not run on the witness: %s\n", r->ptx_error);
+	if (r->message)
+		fprintf(f, "  note: %s\n", r->message);
 	fprintf(f, "  %s\n", r->confirmed ? "CONFIRMED" : "NOT CONFIRMED");
 }
 

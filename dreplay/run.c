@@ -145,11 +145,12 @@ int dreplay_run(const struct dreplay_opts *o, const char *const *files, int nfil
 	int k, status;
 	while ((k = stream_in_next(in, &rec)) > 0) {
 		file = arena_strdup(&keep, rec.file);
-		if (sym_state_take(&st, &rec) < 0 || take(&g, &rec, &keep) < 0) {
+		if (!rec_require_kind(&rec, "verdict", "dcheck") ||
+		    sym_state_take(&st, &rec) < 0 || take(&g, &rec, &keep) < 0) {
 			k = -1;
 			break;
 		}
-		out_raw(out, &rec);
+		out_pass(out, &rec, "replay");
 	}
 	if (k != 0 || !sym_state_finish(&st, file, true) || !check_witnesses(&g, &st, file)) {
 		status = EXIT_TROUBLE;

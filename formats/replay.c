@@ -21,6 +21,12 @@ void rp_write_replay(struct stream_out *w, const struct rp_replay *r)
 	out_kbool(w, "confirmed", r->confirmed);
 	if (r->message)
 		out_kstr(w, "message", r->message);
+	if (r->ptx_ran) {
+		out_kf64(w, "ref_ptx", r->ref_ptx);
+		out_kf64(w, "opt_ptx", r->opt_ptx);
+	}
+	if (r->ptx_error)
+		out_kstr(w, "ptx_error", r->ptx_error);
 	out_end(w);
 }
 
@@ -57,6 +63,9 @@ bool rp_read_replay(const struct record *rec, struct arena *a, struct rp_replay 
 		r->confirmed = c->via.boolean;
 	}
 	r->message = rec_str_opt(rec, "message", a, &ok);
+	r->ptx_error = rec_str_opt(rec, "ptx_error", a, &ok);
+	const msgpack_object *rp = rec_get(rec, "ref_ptx"), *op = rec_get(rec, "opt_ptx");
+	r->ptx_ran = rp && op && obj_f64(rp, &r->ref_ptx) && obj_f64(op, &r->opt_ptx);
 	r->output = (uint32_t)out;
 	return ok && out <= UINT32_MAX;
 }

@@ -23,6 +23,11 @@ struct rp_replay {                   /* "replay" */
 	double tol;                      /* atol + rtol * |ref_f32| */
 	bool confirmed;                  /* diff > tol (or exactly one side NaN) */
 	const char *message;             /* NULL, or why evaluation failed */
+	/* The whole programs executed by the PTX interpreter on the witness
+	 * input (independent of the symbolic model): */
+	bool ptx_ran;                    /* both programs ran to completion */
+	double ref_ptx, opt_ptx;         /* the location's value in each */
+	const char *ptx_error;           /* why they did not run, or NULL */
 };
 
 struct rp_report {                   /* "report" */

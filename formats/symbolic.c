@@ -14,10 +14,16 @@ void sym_write_writes(struct stream_out *w, const struct sym_writes *r)
 {
 	struct etable *t = etable_new();
 	uint32_t (*idx)[3] = xcalloc(r->nwrites ? r->nwrites : 1, sizeof *idx);
+	uint32_t (*sidx)[3] = xcalloc(r->nshared ? r->nshared : 1, sizeof *sidx);
 	for (uint32_t i = 0; i < r->nwrites; i++) {
 		idx[i][0] = etable_add(t, r->writes[i].dom);
 		idx[i][1] = etable_add(t, r->writes[i].addr);
 		idx[i][2] = etable_add(t, r->writes[i].val);
+	}
+	for (uint32_t i = 0; i < r->nshared; i++) {
+		sidx[i][0] = etable_add(t, r->shared[i].dom);
+		sidx[i][1] = etable_add(t, r->shared[i].addr);
+		sidx[i][2] = etable_add(t, r->shared[i].val);
 	}
 	out_begin(w, "writes");
 	out_ku64(w, "launch", r->launch);
@@ -44,8 +50,30 @@ void sym_write_writes(struct stream_out *w, const struct sym_writes *r)
 		out_map_end(w);
 	}
 	out_array_end(w);
+	if (r->nshared || r->shared_bytes) {
+		out_ku64(w, "shared_bytes", r->shared_bytes);
+		out_key(w, "shared");
+		out_array_begin(w);
+		for (uint32_t i = 0; i < r->nshared; i++) {
+			const struct sym_shwrite *x = &r->shared[i];
+			out_map_begin(w);
+			out_ku64(w, "dom", sidx[i][0]);
+			out_ku64(w, "addr", sidx[i][1]);
+			out_ku64(w, "val", sidx[i][2]);
+			out_kstr(w, "type", etype_name(x->et));
+			out_ku64(w, "seq", x->seq);
+			out_ku64(w, "epoch", x->epoch);
+			out_ku64(w, "sub", x->sub);
+			out_ku64(w, "line", x->line);
+			if (x->src_line)
+				out_ku64(w, "src_line", x->src_line);
+			out_map_end(w);
+		}
+		out_array_end(w);
+	}
 	out_end(w);
 	free(idx);
+	free(sidx);
 	etable_free(t);
 }
 
@@ -67,6 +95,12 @@ void sym_write_finding(struct stream_out *w, const struct sym_finding *r)
 		uint64_t c[3] = { r->ctaid[0], r->ctaid[1], r->ctaid[2] };
 		out_ku64x3(w, "tid", t);
 		out_ku64x3(w, "ctaid", c);
+	}
+	if (r->has_thread2) {
+		uint64_t t[3] = { r->tid2[0], r->tid2[1], r->tid2[2] };
+		uint64_t c[3] = { r->ctaid2[0], r->ctaid2[1], r->ctaid2[2] };
+		out_ku64x3(w, "tid2", t);
+		out_ku64x3(w, "ctaid2", c);
 	}
 	if (r->has_addr) {
 		if (r->value != NO_VALUE)
@@ -96,6 +130,58 @@ static bool idx_of(const msgpack_object *m, const char *key, uint32_t n, uint32_
 	if (!obj_u64(obj_get(m, key), &v) || v >= n)
 		return false;
 	*out = (uint32_t)v;
+	return true;
+}
+
+/* The optional "shared" array of a writes record. */
+static bool read_shared(const struct record *rec, const struct expr **nodes, uint32_t ne,
+                        struct arena *a, struct sym_writes *r)
+{
+	bool ok = true;
+	r->shared_bytes = rec_u64_opt(rec, "shared_bytes", 0, &ok);
+	const msgpack_object *sh = rec_get(rec, "shared");
+	if (!ok)
+		return false;
+	if (!sh)
+		return true;
+	if (sh->type != MSGPACK_OBJECT_ARRAY) {
+		rec_error(rec, "field 'shared' is not an array");
+		return false;
+	}
+	uint32_t n = sh->via.array.size;
+	r->shared = ARENA_NEWN(a, struct sym_shwrite, n ? n : 1);
+	r->nshared = n;
+	for (uint32_t i = 0; i < n; i++) {
+		const msgpack_object *m = &sh->via.array.ptr[i];
+		struct sym_shwrite *x = &r->shared[i];
+		uint32_t d, ad, v;
+		uint64_t seq = 0, ep = 0, sub = 0, line = 0, sl = 0;
+		const msgpack_object *ty = obj_get(m, "type");
+		char tname[16] = "";
+		if (ty && ty->type == MSGPACK_OBJECT_STR && ty->via.str.size < sizeof tname)
+			memcpy(tname, ty->via.str.ptr, ty->via.str.size);
+		if (!idx_of(m, "dom", ne, &d) || !idx_of(m, "addr", ne, &ad) || !idx_of(m, "val", ne, &v) ||
+		    (x->et = etype_parse(tname)) == ET_NONE || !obj_u64(obj_get(m, "epoch"), &ep) ||
+		    ep >= SYM_SH_EPOCH_MAX) {
+			rec_error(rec, "shared write %u is malformed (dom, addr, val, type, epoch)", i);
+			return false;
+		}
+		obj_u64(obj_get(m, "seq"), &seq);
+		obj_u64(obj_get(m, "sub"), &sub);
+		obj_u64(obj_get(m, "line"), &line);
+		obj_u64(obj_get(m, "src_line"), &sl);
+		if (sub >> SYM_SH_SUB_BITS) {
+			rec_error(rec, "shared write %u: warp epoch %llu too large", i, (unsigned long long)sub);
+			return false;
+		}
+		*x = (struct sym_shwrite){ nodes[d], nodes[ad], nodes[v], x->et, (uint32_t)seq, (uint32_t)ep,
+		                           (uint32_t)sub, (uint32_t)line, (uint32_t)sl };
+		if (SORT_KIND(x->dom->sort) != SK_BOOL || x->addr->sort != SORT_BV(64) ||
+		    x->val->sort != etype_sort(x->et)) {
+			rec_error(rec, "shared write %u: expressions of the wrong sort", i);
+			return false;
+		}
+	}
 	return true;
 }
 
@@ -159,7 +245,7 @@ bool sym_read_writes(const struct record *rec, struct ectx *cx, struct arena *a,
 			return false;
 		}
 	}
-	return true;
+	return read_shared(rec, nodes, ne, a, r);
 }
 
 bool sym_read_finding(const struct record *rec, struct arena *a, struct sym_finding *r)
@@ -188,6 +274,18 @@ bool sym_read_finding(const struct record *rec, struct arena *a, struct sym_find
 				r->has_thread = false;
 			r->tid[i] = (uint32_t)x;
 			r->ctaid[i] = (uint32_t)y;
+		}
+	}
+	const msgpack_object *t2 = rec_get(rec, "tid2"), *c2 = rec_get(rec, "ctaid2");
+	if (t2 && c2 && t2->type == MSGPACK_OBJECT_ARRAY && c2->type == MSGPACK_OBJECT_ARRAY &&
+	    t2->via.array.size == 3 && c2->via.array.size == 3) {
+		r->has_thread2 = true;
+		for (int i = 0; i < 3; i++) {
+			uint64_t x = 0, y = 0;
+			if (!obj_u64(&t2->via.array.ptr[i], &x) || !obj_u64(&c2->via.array.ptr[i], &y))
+				r->has_thread2 = false;
+			r->tid2[i] = (uint32_t)x;
+			r->ctaid2[i] = (uint32_t)y;
 		}
 	}
 	return ok;

@@ -29,6 +29,31 @@ struct sym_write {
 	uint32_t src_line;           /* .cu line, 0 if unknown */
 };
 
+/* A store to shared memory (paper 3.3.3): addr is a byte offset in the
+ * block's shared window; it is seen by the threads of the same block
+ * after the barrier that ends its epoch, and by the threads of the same
+ * warp after the bar.warp.sync that ends its warp epoch (sub). */
+struct sym_shwrite {
+	const struct expr *dom, *addr, *val;
+	enum etype et;
+	uint32_t seq;                /* program order within a thread */
+	uint32_t epoch;              /* barriers the writer passed before it */
+	uint32_t sub;                /* bar.warp.sync since that barrier */
+	uint32_t line, src_line;
+};
+
+/* Loads of shared memory are LOAD leaves whose space names the launch and
+ * whose address packs the offset with the reader's (epoch, sub): they read
+ * what the block's writes of earlier epochs (and its warp's writes of
+ * earlier warp epochs) left at the offset. */
+#define SYM_SHARED_SPACE(launch)    (0x80000000u | (uint32_t)(launch))
+#define SYM_IS_SHARED_SPACE(space)  (((space) & 0x80000000u) != 0)
+#define SYM_SHARED_LAUNCH(space)    ((space) & 0x7fffffffu)
+#define SYM_SH_OFF_BITS   24        /* offset: bits 0..23 */
+#define SYM_SH_SUB_BITS   16        /* sub: bits 24..39; epoch: bits 40..63 */
+#define SYM_SH_EPOCH_MAX  (1u << 24)
+#define SYM_SH_CODE(epoch, sub) (((uint64_t)(epoch) << 40) | ((uint64_t)(sub) << 24))
+
 struct sym_writes {                  /* "writes" */
 	uint32_t launch, prog;
 	const char *kernel;
@@ -36,6 +61,10 @@ struct sym_writes {                  /* "writes" */
 	double ms;                   /* execution time */
 	struct sym_write *writes;
 	uint32_t nwrites;
+	/* optional: shared memory (absent in old streams: none) */
+	uint64_t shared_bytes;       /* size of a block's shared window */
+	struct sym_shwrite *shared;
+	uint32_t nshared;
 };
 
 struct sym_finding {                 /* "finding" */
@@ -51,6 +80,9 @@ struct sym_finding {                 /* "finding" */
 	uint32_t value;              /* the value accessed (NO_VALUE if none) */
 	int64_t off;                 /* byte offset accessed */
 	const char *message;
+	/* optional: the second thread of a pair (races, divergence) */
+	bool has_thread2;
+	uint32_t tid2[3], ctaid2[3];
 };
 
 struct sym_unsupported {             /* "unsupported" */

@@ -48,4 +48,17 @@ struct inv_query {
 int invert_write(const struct inv_query *q, uint32_t tids[][3], uint32_t ctaids[][3],
                  int max, struct resolve_info *acc);
 
+/* Shared memory (resolve-shared.c).  The write a reader thread (tid,
+ * ctaid) sees through a shared LOAD leaf (space SYM_SHARED_SPACE(launch),
+ * constant address packing offset, epoch and warp epoch): the latest
+ * write of the same block to exactly those bytes in an earlier epoch, or
+ * of the same warp in an earlier warp epoch of the reader's epoch.
+ * Returns 1 with *w and the writer's tid in wtid, 0 when no write
+ * reaches it (uninitialised shared memory; *launch, *off say where), -1
+ * after ri_fail. */
+int shared_writer(const struct sym_state *st, struct ectx *cx, struct smt *smt, uint64_t max_enum,
+                  const struct expr *load, const uint32_t tid[3], const uint32_t ctaid[3],
+                  const struct sym_shwrite **w, uint32_t wtid[3], uint32_t *launch, uint64_t *off,
+                  struct resolve_info *acc);
+
 #endif

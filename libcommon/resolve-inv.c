@@ -2,13 +2,15 @@
  * resolve-inv.c: inverting one write of a launch at one location: which
  * threads store to exactly [off, off+rsize)?
  *
- * Fast path: the address is affine (resolve-lin.c) with a mixed-radix
- * shape (each coefficient exceeds the span of the smaller ones), so at most
- * one assignment of the coordinates that occur gives an address; it is
- * found digit by digit, coordinates that do not occur are enumerated (up to
- * max_enum threads), and every candidate is checked by evaluating the
- * address and the domain.  Addresses near off that would overlap the read
- * partially are tried the same way.  Otherwise the solver is asked.
+ * Fast path: the address is affine (resolve-lin.c): c0 + sum c_i x_i with
+ * 0 <= x_i < n_i is a small integer problem, solved exactly by a bounded
+ * depth-first search (a mixed-radix address, 4*(256*ctaid.x + tid.x), has
+ * one candidate per level; a 2-D grid overhanging its matrix has a few;
+ * coordinates absent from the address are enumerated).  Every candidate is
+ * checked by evaluating the address and the domain.  Addresses near off
+ * that would overlap the read partially are tried the same way.  When the
+ * search exceeds max_enum nodes, or the address is not affine, the solver
+ * is asked.
  */
 #include "resolve-impl.h"
 
@@ -67,106 +69,136 @@ static int overlap_fail(const struct inv_query *q, uint64_t a, struct resolve_in
 }
 
 #define NOT_FAST (-2)
+#define STOP 1
+
+/* Depth-first search over the coordinates, largest coefficient first: at
+ * each level the remaining sum R must lie within what the smaller
+ * coefficients can still make, and be a multiple of their gcd, so only the
+ * few feasible values are tried.  Every complete assignment is checked by
+ * evaluating the address and the thread part of the domain. */
+struct dfs {
+	const struct inv_query *q;
+	int ord[6], nv;
+	int64_t c[6];
+	bool flip[6];
+	i128 maxrest[7];
+	int64_t grest[7];
+	uint64_t x[6];
+	uint64_t a, nodes;
+	uint32_t (*tids)[3], (*ctaids)[3];
+	int found, max;
+	struct resolve_info *acc;
+};
+
+static int dfs_leaf(struct dfs *d)
+{
+	const struct inv_query *q = d->q;
+	uint32_t x[6];
+	for (int i = 0; i < 6; i++)
+		x[i] = (uint32_t)(d->flip[i] ? q->n[i] - 1 - d->x[i] : d->x[i]);
+	uint64_t got;
+	if (!eval_addr(q->addr, x, &got) || got != d->a)
+		return NOT_FAST;             /* the affine view was wrong: ask the solver */
+	int dt = eval_bool(q->dom_t, x);
+	if (dt < 0)
+		return NOT_FAST;
+	if (!dt)
+		return 0;
+	if (!fits(q, d->a))
+		return overlap_fail(q, d->a, d->acc);
+	if (d->found >= d->max)
+		return STOP;
+	store(d->tids, d->ctaids, d->found++, x);
+	return 0;
+}
+
+static int dfs(struct dfs *d, int k, i128 rem)
+{
+	if (++d->nodes > d->q->max_enum)
+		return NOT_FAST;
+	if (k == d->nv)
+		return rem == 0 ? dfs_leaf(d) : 0;
+	if (rem < 0 || rem > d->maxrest[k] || (d->grest[k] && rem % d->grest[k]))
+		return 0;
+	int i = d->ord[k];
+	i128 c = d->c[i], lo = 0, hi = (i128)d->q->n[i] - 1;
+	if (c) {
+		i128 need = rem - d->maxrest[k + 1];
+		if (need > 0)
+			lo = (need + c - 1) / c;
+		if (rem / c < hi)
+			hi = rem / c;
+	}
+	for (i128 v = lo; v <= hi; v++) {
+		d->x[i] = (uint64_t)v;
+		int r = dfs(d, k + 1, rem - c * v);
+		if (r)
+			return r;
+	}
+	d->x[i] = 0;
+	return 0;
+}
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
 
 static int inv_fast(const struct inv_query *q, uint32_t tids[][3], uint32_t ctaids[][3],
                     int max, struct resolve_info *acc)
 {
 	if (!q->lin)
 		return NOT_FAST;
-	struct lin l = *q->lin;
-	bool flip[6] = { 0 };
-	int act[6], nact = 0, fre[6], nfre = 0;
-	i128 prod = 1;
+	struct dfs d;
+	memset(&d, 0, sizeof d);
+	d.q = q;
+	d.tids = tids;
+	d.ctaids = ctaids;
+	d.max = max;
+	d.acc = acc;
+	i128 c0 = q->lin->c0;
 	for (int i = 0; i < 6; i++) {
 		if (q->n[i] == 0)
 			return 0;                    /* an empty launch writes nothing */
+		d.c[i] = q->lin->c[i];
 		if (q->n[i] == 1)
 			continue;
-		if (l.c[i] < 0) {
-			i128 c0 = (i128)l.c0 + (i128)l.c[i] * (i128)(q->n[i] - 1);
-			if (c0 < INT64_MIN || c0 > INT64_MAX || l.c[i] == INT64_MIN)
+		if (d.c[i] < 0) {
+			if (d.c[i] == INT64_MIN)
 				return NOT_FAST;
-			l.c0 = (int64_t)c0;
-			l.c[i] = -l.c[i];
-			flip[i] = true;
+			c0 += (i128)d.c[i] * (i128)(q->n[i] - 1);
+			d.c[i] = -d.c[i];
+			d.flip[i] = true;
 		}
-		if (l.c[i] == 0) {
-			fre[nfre++] = i;
-			prod *= q->n[i];
-		} else {
-			int k = nact++;
-			while (k > 0 && l.c[act[k - 1]] > l.c[i]) {
-				act[k] = act[k - 1];
-				k--;
-			}
-			act[k] = i;
+		int k = d.nv++;
+		while (k > 0 && d.c[d.ord[k - 1]] < d.c[i]) {
+			d.ord[k] = d.ord[k - 1];
+			k--;
 		}
+		d.ord[k] = i;
 	}
-	if (prod > (i128)q->max_enum)
-		return NOT_FAST;
-	i128 span = 0;
-	int64_t g = 0;
-	for (int k = 0; k < nact; k++) {
-		int i = act[k];
-		if ((i128)l.c[i] <= span)
-			return NOT_FAST;             /* not mixed radix: maybe not injective */
-		span += (i128)l.c[i] * (i128)(q->n[i] - 1);
-		int64_t a = l.c[i], b = g;
-		while (b) {
-			int64_t t = a % b;
-			a = b;
-			b = t;
-		}
-		g = a;
+	for (int k = d.nv - 1; k >= 0; k--) {
+		int i = d.ord[k];
+		d.maxrest[k] = d.maxrest[k + 1] + (i128)d.c[i] * (i128)(q->n[i] - 1);
+		d.grest[k] = gcd64(d.c[i], d.grest[k + 1]);
 	}
 	uint64_t lo = q->off >= q->wsize - 1 ? q->off - (q->wsize - 1) : 0;
 	uint64_t hi = q->off + q->rsize - 1;
-	int found = 0;
 	for (uint64_t a = lo; a <= hi; a++) {
-		i128 rem = (i128)a - l.c0;
-		if (rem < 0 || (g ? rem % g != 0 : rem != 0))
+		d.a = a;
+		memset(d.x, 0, sizeof d.x);
+		int r = dfs(&d, 0, (i128)a - c0);
+		if (r == STOP)
 			continue;
-		uint64_t y[6] = { 0 };
-		for (int k = nact - 1; k >= 0; k--) {
-			int i = act[k];
-			i128 d = rem / l.c[i];
-			if (d >= (i128)q->n[i])
-				break;
-			y[i] = (uint64_t)d;
-			rem -= d * l.c[i];
-		}
-		if (rem != 0)
-			continue;
-		/* enumerate the coordinates that do not occur in the address */
-		uint64_t z[6] = { 0 };
-		for (;;) {
-			uint32_t x[6];
-			for (int i = 0; i < 6; i++) {
-				uint64_t v = y[i] + z[i];
-				x[i] = (uint32_t)(flip[i] ? q->n[i] - 1 - v : v);
-			}
-			uint64_t got;
-			if (!eval_addr(q->addr, x, &got) || got != a)
-				return NOT_FAST;     /* the affine view was wrong: ask the solver */
-			int dt = eval_bool(q->dom_t, x);
-			if (dt < 0)
-				return NOT_FAST;
-			if (dt) {
-				if (!fits(q, a))
-					return overlap_fail(q, a, acc);
-				if (found < max)
-					store(tids, ctaids, found++, x);
-				else
-					break;
-			}
-			int k = 0;
-			while (k < nfre && ++z[fre[k]] == q->n[fre[k]])
-				z[fre[k++]] = 0;
-			if (k == nfre)
-				break;
-		}
+		if (r)
+			return r;
 	}
-	return found;
+	return d.found;
 }
 
 /* Can the write's addresses overlap [off, off+rsize) other than exactly? */
@@ -178,13 +210,7 @@ static bool provably_aligned(const struct inv_query *q)
 	for (int i = 0; i < 6; i++) {
 		if (q->n[i] <= 1)
 			continue;
-		int64_t a = q->lin->c[i] < 0 ? -q->lin->c[i] : q->lin->c[i], b = g;
-		while (b) {
-			int64_t t = a % b;
-			a = b;
-			b = t;
-		}
-		g = a;
+		g = gcd64(q->lin->c[i] < 0 ? -q->lin->c[i] : q->lin->c[i], g);
 	}
 	i128 d = ((i128)q->lin->c0 - (i128)q->off) % s;
 	return g % s == 0 && d == 0;

@@ -64,7 +64,7 @@ struct resolver *resolver_new(const struct sym_state *st, struct smt *s)
 	r->o = &st->obl;
 	r->cx = st->cx;
 	r->smt = s;
-	r->lim = (struct resolve_limits){ 2000, 1u << 20, 4096 };
+	r->lim = (struct resolve_limits){ 2000, 1u << 20, 16384 };
 	arena_init(&r->arena);
 	size_t nv = r->o->values.len, nw = 0;
 	r->wstart = xcalloc(nv + 1, sizeof *r->wstart);
@@ -223,6 +223,34 @@ struct at_thread {
 	bool failed;
 };
 
+static const struct expr *at_thread(struct resolver *r, const struct expr *x,
+                                    const uint32_t tid[3], const uint32_t ctaid[3],
+                                    unsigned depth, struct resolve_info *acc);
+static const struct expr *uninit(struct resolver *r, uint32_t v, uint64_t off, enum etype et,
+                                  struct resolve_info *acc);
+
+/* A shared-memory LOAD read by thread t: the value its writer left
+ * (resolve-shared.c), or UNDEF with RI_UNINIT (uninit_value names the
+ * launch's shared space) when no thread of the block wrote it. */
+static const struct expr *res_shared(struct at_thread *t, const struct expr *e)
+{
+	struct resolver *r = t->r;
+	const struct sym_shwrite *w;
+	uint32_t wtid[3], launch;
+	uint64_t off;
+	if (t->depth + 1 > r->lim.max_depth) {
+		ri_fail(t->acc, RI_TOO_BIG, "resolution nested deeper than %u elements", r->lim.max_depth);
+		return NULL;
+	}
+	int k = shared_writer(r->st, r->cx, r->smt, r->lim.max_enum, e, t->tid, t->ctaid, &w, wtid,
+	                      &launch, &off, t->acc);
+	if (k < 0)
+		return NULL;
+	if (k == 0)
+		return uninit(r, SYM_SHARED_SPACE(launch), off, (enum etype)e->et, t->acc);
+	return at_thread(r, w->val, wtid, t->ctaid, t->depth + 1, t->acc);
+}
+
 static const struct expr *thread_leaf(struct ectx *cx, const struct expr *e, void *user)
 {
 	struct at_thread *t = user;
@@ -234,6 +262,11 @@ static const struct expr *thread_leaf(struct ectx *cx, const struct expr *e, voi
 	case EOP_CTAID:
 		return e_bv(cx, t->ctaid[e->u], 32);
 	case EOP_LOAD:
+		if (SYM_IS_SHARED_SPACE(e->space)) {
+			if (!(x = res_shared(t, e)))
+				break;
+			return x;
+		}
 		if (e->args[0]->op != EOP_BV) {
 			ri_fail(t->acc, RI_UNSUPPORTED, "a load address depends on data");
 			break;
@@ -267,7 +300,9 @@ static const struct expr *at_thread(struct resolver *r, const struct expr *x,
                                     unsigned depth, struct resolve_info *acc)
 {
 	struct at_thread t = { r, tid, ctaid, depth, acc, false };
-	const struct expr *e = e_subst(r->cx, x, thread_leaf, &t);
+	/* coordinates first: thread conditions fold, so the loads (and undefs)
+	 * of arms this thread never takes are not resolved */
+	const struct expr *e = e_subst(r->cx, e_at_thread(r->cx, x, tid, ctaid), thread_leaf, &t);
 	return t.failed ? NULL : e;
 }
 

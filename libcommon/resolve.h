@@ -85,7 +85,7 @@ struct resolve_info {
 struct resolve_limits {
 	unsigned max_depth;                  /* nested element resolutions (default 2000) */
 	uint64_t max_elems;                  /* new elements per resolve_elem call (default 1<<20) */
-	uint64_t max_enum;                   /* threads enumerated for free coordinates (4096) */
+	uint64_t max_enum;                   /* search nodes per inverted write before the solver (16384) */
 };
 
 struct resolver;

@@ -460,6 +460,7 @@ struct stream_out {
 	struct frame *frames;
 	int depth, cap;
 	bool failed;
+	bool header_done;   /* out_pass wrote this stage's header */
 };
 
 struct stream_out *stream_out_new(FILE *f)
@@ -565,6 +566,41 @@ void out_raw(struct stream_out *w, const struct record *rec)
 		warn("write error: %s", strerror(errno));
 		w->failed = true;
 	}
+}
+
+void out_pass(struct stream_out *w, const struct record *rec, const char *kind)
+{
+	if (strcmp(rec->type, "header") != 0) {
+		out_raw(w, rec);
+		return;
+	}
+	if (!w->header_done)
+		out_header(w, kind, rec->stream_name);
+	w->header_done = true;
+}
+
+static int kind_rank(const char *k)
+{
+	static const char *const kinds[] = { "trace", "obligation", "symbolic", "verdict", "replay" };
+	for (int i = 0; i < 5; i++)
+		if (k && strcmp(k, kinds[i]) == 0)
+			return i;
+	return -1;
+}
+
+bool rec_require_kind(const struct record *rec, const char *min, const char *hint)
+{
+	if (strcmp(rec->type, "header") != 0)
+		return true;
+	int r = kind_rank(rec->stream_kind);
+	if (r >= kind_rank(min))
+		return true;
+	if (r < 0)
+		rec_error(rec, "unknown stream kind '%s'", rec->stream_kind);
+	else
+		rec_error(rec, "a %s stream, not %s %s stream; run %s first", rec->stream_kind,
+		          strchr("aeiou", min[0]) ? "an" : "a", min, hint);
+	return false;
 }
 
 void out_header(struct stream_out *w, const char *kind, const char *name)

@@ -95,6 +95,17 @@ void out_header(struct stream_out *w, const char *kind, const char *name);
 void out_begin(struct stream_out *w, const char *type);   /* map with "t" */
 void out_end(struct stream_out *w);                       /* writes it */
 void out_raw(struct stream_out *w, const struct record *rec);
+/* Pass-through for a stage that produces streams of kind 'kind': the first
+ * input header becomes this stage's header (same name), later input
+ * headers are dropped, every other record is written unchanged. */
+void out_pass(struct stream_out *w, const struct record *rec, const char *kind);
+
+/* Stream kinds in pipeline order: trace, obligation, symbolic, verdict,
+ * replay.  For a header record, checks that its kind is at least 'min'
+ * (a stage can rerun on later streams, which hold everything earlier);
+ * otherwise prints "FILE: record N (header): a KIND stream; run HINT
+ * first" and returns false.  True for other records. */
+bool rec_require_kind(const struct record *rec, const char *min, const char *hint);
 
 void out_key(struct stream_out *w, const char *key);
 void out_str(struct stream_out *w, const char *s);

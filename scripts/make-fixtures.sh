@@ -6,7 +6,8 @@
 # absolute names into .file, and the path of this checkout is cut from
 # them; .ptx files without a source are removed.
 # NVCC overrides the compiler (default: nvcc on PATH, else
-# /usr/local/cuda/bin/nvcc).
+# /usr/local/cuda/bin/nvcc).  A source may add nvcc options of its own
+# with a line `// fixture-flags: OPTIONS` (e.g. --use_fast_math).
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,7 +28,9 @@ done
 cd "$fix/src"
 for cu in *.cu; do
 	name=${cu%.cu}
-	"$NVCC" -ptx -arch=compute_90 -lineinfo -O3 -o "$fix/$name.ptx.tmp" "$cu"
+	flags=$(sed -n 's,^// fixture-flags:[ \t]*,,p' "$cu" | head -n 1)
+	# shellcheck disable=SC2086 # the options are words
+	"$NVCC" -ptx -arch=compute_90 -lineinfo -O3 $flags -o "$fix/$name.ptx.tmp" "$cu"
 	# .file 1 "/path/to/checkout/tests/fixtures/src/x.cu" -> .file 1 "x.cu"
 	awk -v dir="$fix/src/" '
 		/^[ \t]*\.file[ \t]/ { i = index($0, "\"" dir); if (i) $0 = substr($0, 1, i) substr($0, i + 1 + length(dir)) }

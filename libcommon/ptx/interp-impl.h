@@ -143,6 +143,7 @@ struct lane {
 	uint8_t *P;                   /* current frame's param area */
 	uint32_t pc;
 	uint8_t state;
+	uint8_t barval;               /* bar.red: this thread's predicate */
 	uint32_t tid[3];
 	uint32_t lane, warp;
 	uint32_t frame;               /* offset of the current frame header */

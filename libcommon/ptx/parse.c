@@ -35,11 +35,18 @@ struct name {                   /* one interned name */
 	uint32_t len, hash;
 	unsigned reg_gen;       /* reg is valid when reg_gen == parser.gen */
 	int reg;
+	unsigned reg_depth;     /* { } scope depth of reg's declaration */
 	unsigned label_gen;     /* label is valid when label_gen == parser.gen */
 	unsigned label;
 	int func;               /* 1 + index in funcs, 0 if none */
 	signed char sreg;       /* special register: -1 not known yet, 0 no, 1 yes */
 	struct opinfo *op;
+};
+
+struct shadow {                 /* an outer register hidden by an inner one */
+	struct name *n;
+	int reg;
+	unsigned reg_depth, depth;
 };
 
 struct fixup {                  /* a branch target to resolve at the end of a body */
@@ -72,6 +79,10 @@ struct parser {
 	VEC(struct ptx_label) labels;
 	VEC(struct ptx_var) fvars;
 	VEC(struct ptx_reg) regs;
+	/* A register declared again in an inner { } scope is a new register
+	 * that hides the outer one until the scope closes. */
+	VEC(struct shadow) shadows;
+	unsigned depth;         /* current { } depth inside a body (1: the body) */
 	VEC(struct ptx_param) params;
 	VEC(struct fixup) fixups;
 	unsigned loc_file, loc_line;
@@ -350,16 +361,31 @@ static struct opinfo *opinfo(struct parser *p, struct name *n)
 
 static int declare_reg(struct parser *p, struct name *n, enum ptx_type t, unsigned vec)
 {
-	if (n->reg_gen == p->gen) {
+	if (n->reg_gen == p->gen && n->reg_depth >= p->depth) {
 		p->regs.items[n->reg].type = t;
 		p->regs.items[n->reg].vec = vec;
 		return n->reg;
+	}
+	if (n->reg_gen == p->gen) {
+		struct shadow sh = { n, n->reg, n->reg_depth, p->depth };
+		VEC_PUSH(p->shadows, sh);
 	}
 	struct ptx_reg r = { n->s, t, vec };
 	VEC_PUSH(p->regs, r);
 	n->reg_gen = p->gen;
 	n->reg = (int)(p->regs.len - 1);
+	n->reg_depth = p->depth;
 	return n->reg;
+}
+
+/* Closing the scope at p->depth: outer registers hidden in it come back. */
+static void close_scope(struct parser *p)
+{
+	while (p->shadows.len && p->shadows.items[p->shadows.len - 1].depth == p->depth) {
+		struct shadow *sh = &p->shadows.items[--p->shadows.len];
+		sh->n->reg = sh->reg;
+		sh->n->reg_depth = sh->reg_depth;
+	}
 }
 
 static int use_reg(struct parser *p, struct name *n)
@@ -683,17 +709,18 @@ static void add_label(struct parser *p)
 /* The statements of a body after its '{', up to and including the matching '}'. */
 static void parse_body(struct parser *p)
 {
-	unsigned depth = 1;
+	p->depth = 1;
 	next(p);
 	for (;;) {
 		switch (p->tok.kind) {
 		case '}':
 			next(p);
-			if (--depth == 0)
+			close_scope(p);
+			if (--p->depth == 0)
 				return;
 			break;
 		case '{':
-			if (++depth > MAX_SCOPE)
+			if (++p->depth > MAX_SCOPE)
 				fail_at(p, p->tok.line, p->tok.col, "scopes nested too deeply");
 			next(p);
 			break;
@@ -1049,6 +1076,8 @@ static void parse_func(struct parser *p, bool is_extern, bool is_visible, bool i
 	f.line = p->tok.line;
 	p->gen++;
 	p->instrs.len = p->labels.len = p->fvars.len = p->regs.len = p->fixups.len = 0;
+	p->shadows.len = 0;
+	p->depth = 0;
 	p->loc_file = p->loc_line = 0;
 	next(p);
 	if (!f.is_entry && p->tok.kind == '(')
@@ -1244,6 +1273,7 @@ static void parser_free(struct parser *p)
 	VEC_FREE(p->labels);
 	VEC_FREE(p->fvars);
 	VEC_FREE(p->regs);
+	VEC_FREE(p->shadows);
 	VEC_FREE(p->params);
 	VEC_FREE(p->fixups);
 	VEC_FREE(p->bytes);

@@ -16,9 +16,10 @@ test_expect_success 'equal programs: checked-correct, every record passed throug
 	test "$(verdict out result)" = checked-correct &&
 	test "$(verdict out equal)" = 16 &&
 	test "$(locs out how | sort -u)" = structural &&
-	dcat equal.sym >in.jsonl &&
-	dcat out | head -n $(wc -l <in.jsonl) >head.jsonl &&
-	test_cmp in.jsonl head.jsonl
+	dcat equal.sym | tail -n +2 >in.jsonl &&
+	dcat out | tail -n +2 | head -n $(wc -l <in.jsonl) >head.jsonl &&
+	test_cmp in.jsonl head.jsonl &&
+	dcat out | head -n 1 | jq -e ".stream == \"verdict\"" >/dev/null
 '
 
 test_expect_success 'locations: corners first, later launches first, then in turn, each once' '

@@ -2,7 +2,8 @@
 # and compare the outcome with each pair's "expect" file:
 #
 #   correct             the pipeline exits 0
-#   buggy               exits 1 with a witness that dreplay confirms
+#   buggy               exits 1 with a witness that dreplay confirms by
+#                       running both programs (PTX interpreter)
 #   finding CLASS       exits 1 with a "finding" record of class CLASS
 #   unsupported         exits 3 with an "unsupported" record
 #
@@ -28,7 +29,8 @@ check_case() {   # DIR
 		jq -s -e 'map(select(.t=="verdict"))[0].result == "checked-correct"' "$name.jsonl" >/dev/null ;;
 	buggy)
 		test $st = 1 &&
-		jq -s -e 'map(select(.t=="replay" and .confirmed)) | length > 0' "$name.jsonl" >/dev/null ;;
+		jq -s -e 'map(select(.t=="replay" and .confirmed and .ref_ptx != null)) | length > 0' \
+			"$name.jsonl" >/dev/null ;;
 	finding\ *)
 		test $st = 1 &&
 		jq -s -e --arg c "${expect#finding }" 'map(select(.t=="finding" and .class==$c)) | length > 0' \

@@ -13,7 +13,7 @@ set -u
 TEST_NAME=$(basename "$0" .sh)
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${DIRIGO_BUILD:-build}
-PATH="$ROOT/bin:$PATH"
+PATH="$ROOT/${DIRIGO_BIN:-bin}:$PATH"
 export PATH ROOT BUILD
 TRASH="$ROOT/$BUILD/trash/$TEST_NAME"
 rm -rf "$TRASH" && mkdir -p "$TRASH" || exit 1

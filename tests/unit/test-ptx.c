@@ -625,8 +625,34 @@ static void test_fixtures(void)
 	arena_release(&a);
 }
 
+/* A register declared again in an inner { } scope (nvcc does this for
+ * __syncthreads_count) is a different register from the outer one. */
+static void test_scopes(void)
+{
+	static const char text[] =
+		".version 9.0\n.target sm_90\n.address_size 64\n"
+		".visible .entry k()\n{\n"
+		"\t.reg .pred %p<2>;\n\t.reg .b32 %r<3>;\n"
+		"\tsetp.eq.u32 %p1, %r1, 0;\n"
+		"\t{\n\t.reg .pred %p1;\n\tsetp.ne.u32 %p1, %r2, 0;\n"
+		"\tbar.red.popc.u32 %r2, 0, %p1;\n\t}\n"
+		"\t@%p1 bra L;\nL:\n\tret;\n}\n";
+	struct arena a = ARENA_INIT;
+	struct ptx_module *m = parse(&a, text);
+	const struct ptx_func *f = m ? ptx_find_func(m, "k") : NULL;
+	ok(f && f->ninstrs == 5, "scoped body parses");
+	if (f && f->ninstrs == 5) {
+		int outer = f->instrs[0].ops[0].reg, inner = f->instrs[1].ops[0].reg;
+		ok(outer != inner, "inner %%p1 is a new register");
+		is_int(f->instrs[2].ops[2].reg, inner, "inner uses see the inner register");
+		is_int(f->instrs[3].guard_reg, outer, "after the scope, %%p1 is the outer one again");
+	}
+	arena_release(&a);
+}
+
 int main(void)
 {
+	test_scopes();
 	test_module();
 	test_round_trip();
 	test_errors();

@@ -1,0 +1,159 @@
+/*
+ * race.c: races on shared memory within one barrier epoch (paper 3.3.3),
+ * and the thread-pair queries they need.
+ *
+ * A pair query renames the threads of one expression to a second thread
+ * of the same block (TID leaves become variables bounded by the block;
+ * CTAID stays, so both threads share a block) and asks the solver for
+ * both at once; the second thread's coordinates come from a second query
+ * with the first one fixed.  Two accesses race when, in one epoch, two
+ * different threads of a block touch overlapping bytes and one of them
+ * writes: in different warps that is a "shared-race"; in one warp without
+ * a bar.warp.sync between them (same warp epoch) it is "warp-sync".  A
+ * thread reading its own write is never a race.
+ */
+#include "dexec.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#define T2VAR(d)  ((0xD2ull << 40) | (uint64_t)(d))
+
+static const struct expr *tid_to_var(struct ectx *cx, const struct expr *e, void *user)
+{
+	(void)user;
+	if (e->op == EOP_TID && e->u < 3)
+		return e_var(cx, T2VAR(e->u), SORT_BV(32));
+	return NULL;
+}
+
+static const struct expr *var_to_tid(struct ectx *cx, const struct expr *e, void *user)
+{
+	(void)user;
+	if (e->op == EOP_VAR && (e->u >> 40) == 0xD2 && (e->u & 0xff) < 3)
+		return e_tid(cx, (unsigned)(e->u & 0xff));
+	return NULL;
+}
+
+const struct expr *dx_other(struct dx_launch *L, const struct expr *e)
+{
+	return e_subst(L->cx, e, tid_to_var, NULL);
+}
+
+/* The second thread's coordinates lie inside the block. */
+static const struct expr *other_bounds(struct dx_launch *L)
+{
+	struct ectx *cx = L->cx;
+	const struct expr *c = e_bool(cx, true);
+	for (unsigned d = 0; d < 3; d++) {
+		const struct expr *v = e_var(cx, T2VAR(d), SORT_BV(32));
+		c = e_and(cx, c, e_op2(cx, EOP_ULT, v, e_bv(cx, L->geom.ntid[d], 32)));
+	}
+	return c;
+}
+
+enum smt_result dx_sat2(struct dx_launch *L, const struct expr *cond,
+                        uint32_t t1[3], uint32_t c1[3], uint32_t t2[3])
+{
+	struct ectx *cx = L->cx;
+	uint32_t a[3], b[3];
+	enum smt_result r = dx_sat(L, e_and(cx, cond, other_bounds(L)), a, b);
+	if (r != SMT_SAT || !t1)
+		return r;
+	memcpy(t1, a, sizeof a);
+	memcpy(c1, b, sizeof b);
+	/* the first thread fixed, the second becomes the thread asked for */
+	const struct expr *c2 = e_subst(cx, e_at_thread(cx, cond, a, b), var_to_tid, NULL);
+	uint32_t cc[3];
+	r = dx_sat(L, c2, t2, cc);
+	return r == SMT_SAT ? SMT_SAT : SMT_UNKNOWN;
+}
+
+const struct expr *dx_lin_tid(struct dx_launch *L, const struct expr *x, const struct expr *y,
+                              const struct expr *z)
+{
+	struct ectx *cx = L->cx;
+	if (L->geom.ntid[1] == 1 && L->geom.ntid[2] == 1)
+		return x;
+	const struct expr *nx = e_bv(cx, L->geom.ntid[0], 32), *ny = e_bv(cx, L->geom.ntid[1], 32);
+	const struct expr *yz = e_op2(cx, EOP_ADD, y, e_op2(cx, EOP_MUL, ny, z));
+	return e_op2(cx, EOP_ADD, x, e_op2(cx, EOP_MUL, nx, yz));
+}
+
+static const struct expr *warp_of(struct dx_launch *L, bool other)
+{
+	struct ectx *cx = L->cx;
+	const struct expr *t[3];
+	for (unsigned d = 0; d < 3; d++)
+		t[d] = other ? e_var(cx, T2VAR(d), SORT_BV(32)) : e_tid(cx, d);
+	return e_op2(cx, EOP_LSHR, dx_lin_tid(L, t[0], t[1], t[2]), e_bv(cx, 5, 32));
+}
+
+static const char *where(struct dx_launch *L, const struct dx_acc *a)
+{
+	const char *src = dx_src(L, a->in);
+	return arena_printf(&L->a, "%s at PTX line %u%s%s", a->write ? "write" : "read", a->in->line,
+	                    src ? ", " : "", src ? src : "");
+}
+
+static void report(struct dx_launch *L, const char *cls, const struct dx_acc *a, const struct dx_acc *b,
+                   const uint32_t t1[3], const uint32_t c1[3], const uint32_t t2[3])
+{
+	struct ectx *cx = L->cx;
+	const struct expr *o1 = e_at_thread(cx, a->off, t1, c1);
+	const struct expr *o2 = e_at_thread(cx, b->off, t2, c1);
+	int64_t x1 = o1->op == EOP_BV ? (int64_t)o1->u : -1, x2 = o2->op == EOP_BV ? (int64_t)o2->u : -1;
+	bool cross = !strcmp(cls, "shared-race");
+	char *msg = arena_printf(&L->a,
+		"kernel '%s': %s: in block (%u,%u,%u), thread (%u,%u,%u) (%s at shared byte offset %" PRId64 ") "
+		"and thread (%u,%u,%u) (%s at byte offset %" PRId64 ")%s",
+		L->l->kernel, cross ? "shared-memory race between warps in one barrier epoch"
+		                    : "warp-synchronous access without __syncwarp",
+		c1[0], c1[1], c1[2], t1[0], t1[1], t1[2], where(L, a), x1, t2[0], t2[1], t2[2], where(L, b), x2,
+		cross ? "" : ", threads of one warp");
+	const struct ptx_instr *in = a->write ? a->in : b->in;
+	dx_finding(L, in, cls, t1, c1, NO_VALUE, x1, msg);
+	struct sym_finding *f = &L->findings.items[L->findings.len - 1];
+	f->has_thread2 = true;
+	memcpy(f->tid2, t2, sizeof f->tid2);
+	memcpy(f->ctaid2, c1, sizeof f->ctaid2);
+}
+
+void dx_race_check(struct dx_launch *L, const struct dx_acc *acc, size_t n, bool found[2])
+{
+	struct ectx *cx = L->cx;
+	if (!n || (found[0] && found[1]))
+		return;
+	const struct expr *w1 = warp_of(L, false), *w2 = warp_of(L, true);
+	const struct expr *same_warp = e_op2(cx, EOP_EQ, w1, w2);
+	const struct expr *same_tid = e_bool(cx, true);
+	for (unsigned d = 0; d < 3; d++)
+		same_tid = e_and(cx, same_tid, e_op2(cx, EOP_EQ, e_tid(cx, d), e_var(cx, T2VAR(d), SORT_BV(32))));
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = i; j < n; j++) {
+			const struct dx_acc *a = &acc[i], *b = &acc[j];
+			if (!a->write && !b->write)
+				continue;
+			if (found[0] && (found[1] || a->sub != b->sub))
+				continue;
+			const struct expr *o2 = dx_other(L, b->off);
+			const struct expr *ov = e_and(cx,
+				e_op2(cx, EOP_ULT, a->off, e_op2(cx, EOP_ADD, o2, e_bv(cx, b->size, 64))),
+				e_op2(cx, EOP_ULT, o2, e_op2(cx, EOP_ADD, a->off, e_bv(cx, a->size, 64))));
+			const struct expr *base = e_and(cx, e_and(cx, a->dom, dx_other(L, b->dom)),
+			                                e_and(cx, ov, e_not(cx, same_tid)));
+			uint32_t t1[3], c1[3], t2[3];
+			if (!found[0] && dx_sat2(L, e_and(cx, base, e_not(cx, same_warp)), t1, c1, t2) == SMT_SAT) {
+				report(L, "shared-race", a, b, t1, c1, t2);
+				found[0] = true;
+			}
+			if (!found[1] && a->sub == b->sub &&
+			    dx_sat2(L, e_and(cx, base, same_warp), t1, c1, t2) == SMT_SAT) {
+				report(L, "warp-sync", a, b, t1, c1, t2);
+				found[1] = true;
+			}
+			if (found[0] && found[1])
+				return;
+		}
+	}
+}

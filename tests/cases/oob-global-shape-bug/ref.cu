@@ -1,0 +1,1 @@
+#include "../common/biasadd_ref.cu"

@@ -1,0 +1,1 @@
+#include "../common/warpsum_ref.cu"

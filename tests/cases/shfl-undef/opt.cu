@@ -1,0 +1,23 @@
+// Fixed twin of shfl-undef-bug: a full warp, the lanes past n add 0.
+#include "../common/harness.h"
+
+__global__ void warpsum_shfl(const float *in, float *out, int n)
+{
+	unsigned t = threadIdx.x;
+	float v = t < (unsigned)n ? in[blockIdx.x * n + t] : 0.0f;
+	for (int off = 16; off > 0; off >>= 1)
+		v += __shfl_xor_sync(0xffffffffu, v, off);
+	if (t == 0)
+		out[blockIdx.x] = v;
+}
+
+int main()
+{
+	const int n = 20, blocks = 4;
+	float *in = device_random(n * blocks, 7), *out;
+	CHECK(cudaMalloc(&out, sizeof(float) * blocks));
+	warpsum_shfl<<<blocks, 32>>>(in, out, n);
+	CHECK(cudaGetLastError());
+	fetch(out, blocks);
+	return 0;
+}

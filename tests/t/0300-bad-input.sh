@@ -1,0 +1,77 @@
+#!/bin/sh
+# Bad input for every stage: empty input, a truncated record, the wrong kind
+# of stream, a newer format version.  Each exits 2 with a message naming the
+# input and the record, and what it wrote is a valid stream (no partial
+# record).
+. "$(dirname "$0")/test-lib.sh"
+
+D="$ROOT/tests/t/data"
+STAGES="dmerge dexec dcheck dreplay"
+
+test_expect_success 'set-up: a valid stream of each kind' '
+	dcat -r "$D/trace-ref.jsonl" >ref.trace &&
+	dcat -r "$D/trace-opt.jsonl" >opt.trace &&
+	dmerge ref.trace opt.trace >x.obl &&
+	cat ref.trace opt.trace >dmerge.in &&
+	cp x.obl dexec.in &&
+	cat "$D/check-base.jsonl" "$D/check-opt-equal.jsonl" | dcat -r >dcheck.in &&
+	dcheck dcheck.in >dreplay.in &&
+	echo "{\"t\":\"header\",\"format\":\"dirigo\",\"version\":2,\"stream\":\"obligation\"}" | dcat -r >newer &&
+	: >empty
+'
+
+for stage in $STAGES; do
+	test_expect_success "$stage: empty input" "
+		test_must_fail --status=2 $stage empty >out 2>err &&
+		grep 'empty: empty input' err &&
+		test ! -s out
+	"
+	test_expect_success "$stage: newer format version" "
+		test_must_fail --status=2 $stage newer >out 2>err &&
+		grep 'newer: record 0: stream format version 2 is newer' err &&
+		test ! -s out
+	"
+	test_expect_success "$stage: truncated record" "
+		head -c \$((\$(wc -c <$stage.in) - 7)) $stage.in >trunc &&
+		test_must_fail --status=2 $stage trunc >out 2>err &&
+		grep 'trunc: record [0-9]*: truncated record' err &&
+		{ test ! -s out || dcat out >/dev/null; }
+	"
+	test_expect_success "$stage: garbage" "
+		printf '\\301\\301\\301' >garbage &&
+		test_must_fail --status=2 $stage garbage >out 2>err &&
+		grep 'garbage: record 0: malformed' err
+	"
+done
+
+test_expect_success 'dexec refuses a trace: it needs an obligation' '
+	test_must_fail --status=2 dexec ref.trace >out 2>err &&
+	grep "ref.trace: record 0 (header): a trace stream, not an obligation stream; run dmerge first" err
+'
+
+test_expect_success 'dcheck refuses an obligation: it needs dexec first' '
+	test_must_fail --status=2 dcheck x.obl >out 2>err &&
+	grep "x.obl: record 0 (header): a obligation stream, not a symbolic stream; run dexec first" err
+'
+
+test_expect_success 'dreplay refuses a symbolic stream: it needs dcheck first' '
+	test_must_fail --status=2 dreplay dcheck.in >out 2>err &&
+	grep "dcheck.in: record 0 (header): a symbolic stream, not a verdict stream; run dcheck first" err
+'
+
+test_expect_success 'a record of a known type with a missing field names the field' '
+	sed "s/\"kernel\":\"k\",//" "$D/trace-ref.jsonl" | dcat -r >nokernel.trace &&
+	test_must_fail --status=2 dmerge nokernel.trace opt.trace >out 2>err &&
+	grep "nokernel.trace: record 5 (launch): field .kernel. missing" err
+'
+
+test_expect_success 'each stage writes its own header and passes the rest through' '
+	dreplay dreplay.in >x.rep &&
+	dcat x.rep >x.jsonl &&
+	test "$(jq -s -r "map(select(.t==\"header\")) | map(.stream) | join(\",\")" x.jsonl)" = replay &&
+	dcat dcheck.in | tail -n +2 >in.jsonl &&
+	tail -n +2 x.jsonl | head -n $(wc -l <in.jsonl) >head.jsonl &&
+	test_cmp in.jsonl head.jsonl
+'
+
+test_done

@@ -1,0 +1,14 @@
+#!/bin/sh
+# The program pairs of tests/cases/ that exercise the thread model: the
+# paper's running example (shared-memory tree and warp-shuffle reduction)
+# and one buggy/fixed pair per finding class of Table 1.
+. "$(dirname "$0")/test-lib.sh"
+. "$ROOT/tests/t/case-lib.sh"
+run_cases 'running-example*'
+run_cases 'shared-race*'
+run_cases 'warp-sync*'
+run_cases 'barrier-divergence*'
+run_cases 'shfl-*'
+run_cases 'oob-*'
+run_cases 'uninit-shared*'
+test_done

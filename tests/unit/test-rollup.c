@@ -1,0 +1,255 @@
+/*
+ * test-rollup.c: the transcendental rollup (dexec/rollup.c, paper 4.1) on
+ * the kernels of tests/fixtures/src/transc.cu, compiled with and without
+ * --use_fast_math: each launch must be supported and write exactly
+ * EF(load x); idioms that are not recognised stay unsupported.
+ */
+#include "dx-harness.h"
+
+enum { N = 256 };
+
+/* Runs kernel k of fixture file on x (and y) of N floats. */
+static struct dx_launch *run(struct tb *t, const char *ptx, const char *k, bool two, uint32_t *x,
+                             uint32_t *y)
+{
+	tb_init(t, ptx, k, 2, 1, 128, 1);
+	*x = tb_ptr(t, "x", 8 * N);
+	if (two)
+		*y = tb_ptr(t, "y", 4 * N);
+	tb_ptr(t, "out", 4 * N);
+	tb_u32(t, "n", N);
+	return tb_run(t);
+}
+
+typedef const struct expr *(*want_fn)(struct ectx *cx, const struct expr *x, const struct expr *y);
+
+static const struct expr *f1(struct ectx *cx, enum efun f, const struct expr *x)
+{
+	return e_fun(cx, f, 1, &x);
+}
+
+static const struct expr *w_exp(struct ectx *cx, const struct expr *x, const struct expr *y) { (void)y; return f1(cx, EF_EXP, x); }
+static const struct expr *w_log(struct ectx *cx, const struct expr *x, const struct expr *y) { (void)y; return f1(cx, EF_LOG, x); }
+static const struct expr *w_log1p(struct ectx *cx, const struct expr *x, const struct expr *y) { (void)y; return f1(cx, EF_LOG1P, x); }
+static const struct expr *w_tanh(struct ectx *cx, const struct expr *x, const struct expr *y) { (void)y; return f1(cx, EF_TANH, x); }
+static const struct expr *w_erf(struct ectx *cx, const struct expr *x, const struct expr *y) { (void)y; return f1(cx, EF_ERF, x); }
+static const struct expr *w_sqrt(struct ectx *cx, const struct expr *x, const struct expr *y) { (void)y; return f1(cx, EF_SQRT, x); }
+static const struct expr *w_rsqrt(struct ectx *cx, const struct expr *x, const struct expr *y) { (void)y; return f1(cx, EF_RSQRT, x); }
+static const struct expr *w_xtanh(struct ectx *cx, const struct expr *x, const struct expr *y)
+{
+	(void)y;
+	return e_op2(cx, EOP_FMUL, x, f1(cx, EF_TANH, x));
+}
+static const struct expr *w_sigmoid(struct ectx *cx, const struct expr *x, const struct expr *y)
+{
+	(void)y;
+	const struct expr *e = f1(cx, EF_EXP, e_op1(cx, EOP_FNEG, SORT_REAL, 0, x));
+	return e_op2(cx, EOP_FDIV, e_real(cx, 1), e_op2(cx, EOP_FADD, e, e_real(cx, 1)));
+}
+static const struct expr *w_pow(struct ectx *cx, const struct expr *x, const struct expr *y)
+{
+	return e_fun(cx, EF_POW, 2, (const struct expr *[]){ x, y });
+}
+
+static void check(const char *file, const char *k, want_fn want, bool two)
+{
+	char *ptx = fixture(file);
+	if (!ptx)
+		return;
+	struct tb t;
+	uint32_t x = 0, y = 0;
+	struct dx_launch *L = run(&t, ptx, k, two, &x, &y);
+	struct ectx *cx = L->cx;
+	ok(!L->unsup && L->writes.len == 1, "%s %s: supported, one write", file, k);
+	if (!L->unsup && L->writes.len == 1) {
+		const struct sym_write *w = &L->writes.items[0];
+		const struct expr *lx = e_load(cx, x, ET_F32, w->addr), *ly = two ? e_load(cx, y, ET_F32, w->addr) : NULL;
+		const struct expr *v = want(cx, lx, ly);
+		char *got = e_print(&L->a, w->val, 200), *exp = e_print(&L->a, v, 200);
+		ok(w->val == v, "%s %s: value %s (want %s)", file, k, got, exp);
+	}
+	tb_free(&t);
+	free(ptx);
+}
+
+static const struct { const char *k; want_fn want; bool two; } kernels[] = {
+	{ "_Z5k_expPKfPfi", w_exp, false },
+	{ "_Z5k_logPKfPfi", w_log, false },
+	{ "_Z7k_log1pPKfPfi", w_log1p, false },
+	{ "_Z6k_tanhPKfPfi", w_tanh, false },
+	{ "_Z5k_erfPKfPfi", w_erf, false },
+	{ "_Z6k_sqrtPKfPfi", w_sqrt, false },
+	{ "_Z7k_rsqrtPKfPfi", w_rsqrt, false },
+	{ "_Z9k_sigmoidPKfPfi", w_sigmoid, false },
+	{ "_Z7k_xtanhPKfPfi", w_xtanh, false },
+	{ "_Z6k_fexpPKfPfi", w_exp, false },
+	{ "_Z6k_flogPKfPfi", w_log, false },
+	{ "_Z7k_ftanhPKfPfi", w_tanh, false },
+};
+
+static void test_exp2x(const char *file)
+{
+	char *ptx = fixture(file);
+	if (!ptx)
+		return;
+	struct tb t;
+	uint32_t x = 0, y = 0;
+	struct dx_launch *L = run(&t, ptx, "_Z7k_exp2xPKfPfi", false, &x, &y);
+	struct ectx *cx = L->cx;
+	ok(!L->unsup && L->writes.len == 1, "%s exp2x: supported", file);
+	if (!L->unsup && L->writes.len == 1) {
+		const struct sym_write *w = &L->writes.items[0];
+		const struct expr *a = e_load(cx, x, ET_F32, w->addr);
+		const struct expr *b = e_load(cx, x, ET_F32, e_op2(cx, EOP_ADD, w->addr, e_bv(cx, 4 * N, 64)));
+		ok(w->val == e_op2(cx, EOP_FADD, f1(cx, EF_EXP, a), f1(cx, EF_EXP, b)),
+		   "%s exp2x: two copies sharing constants, exp(x[i]) + exp(x[i+n])", file);
+	}
+	tb_free(&t);
+	free(ptx);
+}
+
+static void test_pow(void)
+{
+	check("transc_fast.ptx", "_Z5k_powPKfS0_Pfi", w_pow, true);
+	/* the default powf is laid out across the kernel: not recognised */
+	char *ptx = fixture("transc.ptx");
+	if (!ptx)
+		return;
+	struct tb t;
+	uint32_t x = 0, y = 0;
+	struct dx_launch *L = run(&t, ptx, "_Z5k_powPKfS0_Pfi", true, &x, &y);
+	ok(L->unsup && L->writes.len == 0, "transc pow: unsupported, not wrong (%s)", L->unsup ? L->uns.what : "");
+	tb_free(&t);
+	free(ptx);
+}
+
+#define HEAD ".version 8.0\n.target sm_90\n.address_size 64\n"
+
+/* A tampered idiom (one constant changed) is not rolled up. */
+static void test_tampered(void)
+{
+	char *ptx = fixture("transc.ptx");
+	if (!ptx)
+		return;
+	char *p = strstr(ptx, "0f3BBB989D");
+	if (ok(p != NULL, "tampered: constant found"))
+		memcpy(p, "0f3BBB989E", 10);
+	struct tb t;
+	uint32_t x = 0, y = 0;
+	struct dx_launch *L = run(&t, ptx, "_Z5k_expPKfPfi", false, &x, &y);
+	ok(L->unsup && !strcmp(L->uns.what, "bit reinterpretation"), "tampered expf: unsupported (%s)",
+	   L->unsup ? L->uns.what : "supported");
+	tb_free(&t);
+	free(ptx);
+}
+
+/* An internal value of the idiom read elsewhere blocks the rollup. */
+static void test_escape(void)
+{
+	static const char ptx[] = HEAD
+		".visible .entry k(.param .u64 x, .param .u64 out)\n{\n"
+		".reg .f32 %f<8>; .reg .b64 %rd<4>;\n"
+		"ld.param.u64 %rd1, [x];\n"
+		"ld.param.u64 %rd2, [out];\n"
+		"ld.global.f32 %f1, [%rd1];\n"
+		"mul.f32 %f2, %f1, 0f3FB8AA3B;\n"
+		"ex2.approx.f32 %f3, %f2;\n"
+		"st.global.f32 [%rd2], %f3;\n"
+		"st.global.f32 [%rd2+4], %f2;\n"
+		"ret;\n}\n";
+	struct tb t;
+	tb_init(&t, ptx, "k", 1, 1, 1, 1);
+	uint32_t x = tb_ptr(&t, "x", 16);
+	tb_ptr(&t, "out", 16);
+	struct dx_launch *L = tb_run(&t);
+	struct ectx *cx = L->cx;
+	ok(!L->unsup && L->writes.len == 2, "escape: supported");
+	if (L->writes.len == 2) {
+		const struct expr *lx = e_load(cx, x, ET_F32, e_bv(cx, 0, 64));
+		const struct expr *m = e_op2(cx, EOP_FMUL, lx, e_real(cx, 1.44269502162933349609375));
+		ok(L->writes.items[0].val == f1(cx, EF_EXP2, m), "escape: kept as exp2(x * log2 e)");
+	}
+	tb_free(&t);
+}
+
+/* Infinite constants: max(-inf, x) = x; a store of -inf is unsupported. */
+static void test_inf(void)
+{
+	static const char ptx[] = HEAD
+		".visible .entry k(.param .u64 x, .param .u64 out)\n{\n"
+		".reg .pred %p<3>; .reg .f32 %f<8>; .reg .b64 %rd<4>;\n"
+		"ld.param.u64 %rd1, [x];\n"
+		"ld.param.u64 %rd2, [out];\n"
+		"mov.f32 %f1, 0fFF800000;\n"
+		"ld.global.f32 %f2, [%rd1];\n"
+		"ld.global.f32 %f3, [%rd1+4];\n"
+		"max.f32 %f4, %f1, %f2;\n"
+		"max.f32 %f4, %f4, %f3;\n"
+		"setp.gt.f32 %p1, %f2, %f1;\n"
+		"selp.f32 %f5, %f2, %f3, %p1;\n"
+		"min.f32 %f6, %f2, 0f7F800000;\n"
+		"st.global.f32 [%rd2], %f4;\n"
+		"st.global.f32 [%rd2+4], %f5;\n"
+		"st.global.f32 [%rd2+8], %f6;\n"
+		"ret;\n}\n";
+	struct tb t;
+	tb_init(&t, ptx, "k", 1, 1, 1, 1);
+	uint32_t x = tb_ptr(&t, "x", 16);
+	tb_ptr(&t, "out", 16);
+	struct dx_launch *L = tb_run(&t);
+	struct ectx *cx = L->cx;
+	ok(!L->unsup && L->writes.len == 3, "inf: supported");
+	if (L->writes.len == 3) {
+		const struct expr *a = e_load(cx, x, ET_F32, e_bv(cx, 0, 64));
+		const struct expr *b = e_load(cx, x, ET_F32, e_bv(cx, 4, 64));
+		ok(L->writes.items[0].val == e_op2(cx, EOP_FMAX, a, b), "inf: max(max(-inf, a), b) = max(a, b)");
+		ok(L->writes.items[1].val == a, "inf: a > -inf is true");
+		ok(L->writes.items[2].val == a, "inf: min(a, +inf) = a");
+	}
+	tb_free(&t);
+
+	static const char bad[] = HEAD
+		".visible .entry k(.param .u64 x, .param .u64 out)\n{\n"
+		".reg .f32 %f<8>; .reg .b64 %rd<4>;\n"
+		"ld.param.u64 %rd2, [out];\n"
+		"mov.f32 %f1, 0fFF800000;\n"
+		"add.f32 %f2, %f1, 0f3F800000;\n"
+		"st.global.f32 [%rd2], %f2;\n"
+		"ret;\n}\n";
+	tb_init(&t, bad, "k", 1, 1, 1, 1);
+	tb_ptr(&t, "x", 16);
+	tb_ptr(&t, "out", 16);
+	L = tb_run(&t);
+	ok(L->unsup && !strcmp(L->uns.what, "non-finite float constant"), "inf: -inf + 1 is unsupported");
+	tb_free(&t);
+
+	static const char store[] = HEAD
+		".visible .entry k(.param .u64 x, .param .u64 out)\n{\n"
+		".reg .f32 %f<8>; .reg .b64 %rd<4>;\n"
+		"ld.param.u64 %rd2, [out];\n"
+		"mov.f32 %f1, 0fFF800000;\n"
+		"st.global.f32 [%rd2], %f1;\n"
+		"ret;\n}\n";
+	tb_init(&t, store, "k", 1, 1, 1, 1);
+	tb_ptr(&t, "x", 16);
+	tb_ptr(&t, "out", 16);
+	L = tb_run(&t);
+	ok(L->unsup && L->findings.len == 0, "inf: a store of -inf is unsupported (%s)", L->unsup ? L->uns.what : "");
+	tb_free(&t);
+}
+
+int main(void)
+{
+	diag_set_prog("test-rollup");
+	static const char *const files[] = { "transc.ptx", "transc_fast.ptx" };
+	for (unsigned f = 0; f < 2; f++) {
+		for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
+			check(files[f], kernels[i].k, kernels[i].want, kernels[i].two);
+		test_exp2x(files[f]);
+	}
+	test_pow();
+	test_tampered();
+	test_escape();
+	test_inf();
+	return done_testing();
+}
