@@ -52,7 +52,7 @@ dmerge big-ref.trace big-opt.trace >big.obl
 t0=$(date +%s.%N)
 dexec --timing big.obl >big.sym 2>/dev/null || true
 t1=$(date +%s.%N)
-big=$(dcat big.sym | jq -r 'select(.t=="writes") | "\(.ms) ms, \(.bundles) bundles"' | head -1)
+big=$(dcat big.sym | jq -r 'select(.t=="writes") | "\(.ms * 10 | round / 10) ms, \(.bundles) bundles"' | head -1)
 whole=$(echo "$t0 $t1" | awk '{printf "%.3f", $2 - $1}')
 
 echo "| figure | value |"
