@@ -117,7 +117,7 @@ struct dx_launch {
 	/* shared memory, barriers, warps (shared.c, warp.c, race.c) */
 	struct dx_shared *sh;        /* layout, accesses of the epoch, shared writes */
 	VEC(struct dx_bundle *) waiting;   /* bundles stopped at a barrier or warp op */
-	VEC(const struct expr *) exited;   /* domains of the bundles that ended */
+	VEC(const struct expr *) exited;   /* domains of the bundles that ended after a barrier */
 };
 
 /* ---- exec.c ------------------------------------------------------------ */

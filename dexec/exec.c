@@ -335,7 +335,11 @@ static void run_all(struct dx_launch *L)
 				VEC_PUSH(L->waiting, b);
 				continue;
 			}
-			if (r == STEP_END)
+			/* Threads that exit before their first barrier (the early
+			 * 'if (i >= n) return;') count as arrived at every later
+			 * one, as on the hardware; exiting after a barrier that
+			 * others go on from is divergence (shared.c). */
+			if (r == STEP_END && b->epoch > 0)
 				VEC_PUSH(L->exited, b->dom);
 			bundle_free(b);
 			continue;

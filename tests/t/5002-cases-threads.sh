@@ -7,7 +7,7 @@
 run_cases 'running-example*'
 run_cases 'shared-race*'
 run_cases 'warp-sync*'
-run_cases 'barrier-divergence*'
+run_cases 'barrier-*'
 run_cases 'shfl-*'
 run_cases 'oob-*'
 run_cases 'uninit-shared*'
