@@ -3,7 +3,8 @@
  * (not in libdirigo.a) compiled in, an obligation built in memory with
  * pointer and scalar arguments, fixtures read from tests/fixtures, and
  * helpers to evaluate domains and addresses at concrete threads.  Used by
- * test-rollup.c and test-exec-ops.c (include it once, first).
+ * every test-exec*.c and test-rollup.c (include it once, first); a new
+ * dexec/*.c file is added here once.
  */
 #include "../../dexec/exec.c"
 #include "../../dexec/instr.c"
