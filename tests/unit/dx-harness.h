@@ -4,7 +4,7 @@
  * pointer and scalar arguments, fixtures read from tests/fixtures, and
  * helpers to evaluate domains and addresses at concrete threads.  Used by
  * every test-exec*.c and test-rollup.c (include it once, first); a new
- * dexec/*.c file is added here once.
+ * file of dexec is added here once.
  */
 #include "../../dexec/exec.c"
 #include "../../dexec/instr.c"
