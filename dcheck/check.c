@@ -2,7 +2,17 @@
  * check.c: one output location (paper 3.4): resolve both programs back to
  * the inputs, then decide e_ref == e_opt by structure (hash-consing makes
  * equal expressions one pointer), by a numeric screen, or by the solver.
+ *
+ * Before the screen and the solver, both expressions are normalised
+ * (axioms.h: sound identities, the chosen approximation axioms) into a
+ * context of the location's own, so that what follows depends on the
+ * location alone, not on what this worker resolved before: results are
+ * the same whatever the number of workers and whichever worker checks
+ * the location.  For the same reason an answer of the solver that
+ * carries a model (a witness, or a refuted one) is computed again in a
+ * fresh solver; "equal" needs no model and is taken from the worker's.
  */
+#include "axioms.h"
 #include "dcheck.h"
 
 #include <math.h>
@@ -93,6 +103,8 @@ void check_location(struct checker *c, uint32_t output, uint64_t index, struct a
 
 	struct resolve_info info[2];
 	const struct expr *e[2];
+	struct ectx *lc = NULL;
+	struct ax_norm *nz = NULL;
 	for (int p = 0; p < 2; p++)
 		e[p] = resolve_elem(c->r, out->value[p], out->off[p] + off, et, &info[p]);
 	/* the worst problem of either program decides */
@@ -112,6 +124,15 @@ void check_location(struct checker *c, uint32_t output, uint64_t index, struct a
 		loc->how = LH_STRUCTURAL;
 		goto out;
 	}
+	lc = ectx_new();
+	nz = ax_norm_new(lc, c->o->axioms);
+	e[0] = ax_norm(nz, e[0]);
+	e[1] = ax_norm(nz, e[1]);
+	if (e[0] == e[1]) {
+		loc->result = LR_EQUAL;
+		loc->how = LH_STRUCTURAL;
+		goto out;
+	}
 	w->output = output;
 	w->index = index;
 	w->off = off;
@@ -126,7 +147,14 @@ void check_location(struct checker *c, uint32_t output, uint64_t index, struct a
 	struct smt_witness sw;
 	memset(&sw, 0, sizeof sw);
 	loc->how = LH_SMT;
-	switch (smt_equiv(c->smt, e[1], e[0], &eo, a, &sw)) {
+	enum smt_equiv_result er = smt_equiv(c->eq, e[1], e[0], &eo, a, &sw);
+	if (er == EQ_DIFFER || er == EQ_WITHIN_TOL || er == EQ_UNCONFIRMED) {
+		struct smt *fresh = smt_new(c->o->smt_timeout_ms, c->o->smt_rlimit);
+		memset(&sw, 0, sizeof sw);
+		er = smt_equiv(fresh, e[1], e[0], &eo, a, &sw);
+		smt_free(fresh);
+	}
+	switch (er) {
 	case EQ_EQUAL:
 		loc->result = LR_EQUAL;
 		break;
@@ -149,10 +177,11 @@ void check_location(struct checker *c, uint32_t output, uint64_t index, struct a
 		}
 		break;
 	case EQ_UNCONFIRMED:
+		loc->unconfirmed = true;
 		loc->detail = "the solver found a difference it could not confirm";
 		break;
 	case EQ_UNKNOWN:
-		loc->detail = "the solver gave up";
+		loc->detail = "the solver gave up (time or resource limit)";
 		break;
 	}
 witness:
@@ -162,5 +191,8 @@ witness:
 		loc->detail = arena_printf(a, "ref %.9g, opt %.9g", w->ref, w->opt);
 	}
 out:
+	ax_norm_free(nz);
+	ectx_free(lc);
 	loc->ms = now_ms() - t0;
+	loc->has_ms = c->o->timing;
 }

@@ -1,7 +1,8 @@
 /*
- * dcheck.h: the parts of dcheck (main.c: options; run.c: the stream and
- * the verdict; order.c: which locations first; check.c: one location;
- * screen.c: numeric screening before the solver).
+ * dcheck.h: the parts of dcheck (main.c: options; run.c: the stream, the
+ * workers and the verdict; merge.c: --merge of shards' verdict streams;
+ * order.c: which locations first; check.c: one location; screen.c:
+ * numeric screening before the solver).
  */
 #ifndef DIRIGO_DCHECK_H
 #define DIRIGO_DCHECK_H
@@ -12,29 +13,70 @@
 #include "resolve.h"
 #include "verdict.h"
 
+enum order_kind { ORDER_HEURISTIC, ORDER_SEQUENTIAL, ORDER_RANDOM };
+
 struct dcheck_opts {
-	double budget;             /* seconds */
+	double budget;             /* seconds; < 0: none */
 	uint64_t min_locations;    /* decided locations needed for checked-correct */
-	uint64_t max_locations;    /* 0: no limit */
+	uint64_t max_locations;    /* positions in the order checked; 0: no limit */
 	uint64_t seed;
 	double atol, rtol;
 	bool keep_going;           /* do not stop at the first bug */
+	bool all;                  /* --all: every location, with an estimate of the time */
+	bool timing;               /* times in the records ("ms", "elapsed_s") */
+	enum order_kind order;
+	unsigned jobs;             /* worker threads */
+	uint32_t shard, nshards;   /* check positions = shard mod nshards; nshards 0: all */
+	unsigned axioms;           /* AX_* groups (axioms.h) */
+	unsigned smt_timeout_ms;   /* per solver query; 0: none */
+	uint64_t smt_rlimit;       /* per solver query; 0: none */
 };
 
 /* Runs dcheck over the named inputs (none: stdin), writing to stdout.
  * Returns the exit status. */
 int dcheck_run(const struct dcheck_opts *o, const char *const *files, int nfiles);
 
+/* ---- merge.c ---- */
+
+/* dcheck --merge: the verdict streams of the shards of one check (each
+ * from dcheck --shard I/N, for every I) into the stream one run without
+ * --shard would have written.  Returns the exit status. */
+int dcheck_merge(const char *const *files, int nfiles);
+
+/* ---- run.c: the verdict, shared with merge.c ---- */
+
+struct tally {
+	struct vd_verdict v;
+	const char *first_bug;          /* detail of the first differ/uninit location */
+};
+
+/* Counts one location written to the stream. */
+void tally_count(struct tally *t, const struct vd_location *l, const struct obligation *ob,
+                 struct arena *keep);
+/* Fills the result and message of t->v from the counts, the options and
+ * what the stream said upstream (findings, unsupported launches). */
+void tally_conclude(struct tally *t, const struct dcheck_opts *o, const struct sym_state *st,
+                    struct arena *a);
+/* The exit status of a verdict. */
+int verdict_status(enum verdict_result r);
+
 /* ---- order.c ---- */
 
-/* Locations in checking order: corners of every launch that writes an
- * output (later launches first), first and last element of every output,
- * then every element in turn (outputs round-robin); each once. */
+const char *order_name(enum order_kind k);            /* "heuristic", ... */
+int         order_parse(const char *s);               /* -1 if unknown */
+
+/* Locations in checking order (see order.c); each once. */
 struct locgen;
-/* ets[i]: the element type compared for output i (borrowed). */
-struct locgen *locgen_new(const struct sym_state *st, const enum etype *ets);
+/* ets[i]: the element type compared for output i (borrowed).  s: a solver
+ * for the path-condition coverage of the heuristic order (borrowed; NULL:
+ * no coverage tier). */
+struct locgen *locgen_new(const struct sym_state *st, const enum etype *ets, enum order_kind kind,
+                          uint64_t seed, struct smt *s);
 bool locgen_next(struct locgen *g, uint32_t *output, uint64_t *index);
-void locgen_free(struct locgen *g);                 /* NULL ok */
+uint64_t locgen_total(const struct locgen *g);        /* locations of all outputs */
+/* Sizes of the heuristic prefix: tier 1, tier 2, and all three tiers. */
+void locgen_prefix(const struct locgen *g, uint64_t *corners, uint64_t *covered, uint64_t *prefix);
+void locgen_free(struct locgen *g);                   /* NULL ok */
 
 /* ---- screen.c ---- */
 
@@ -50,16 +92,21 @@ bool screen(const struct expr *ref, const struct expr *opt, const struct dcheck_
 
 /* ---- check.c ---- */
 
+/* One worker's tools: everything here belongs to one thread. */
 struct checker {
 	const struct dcheck_opts *o;
-	const struct sym_state *st;
+	const struct sym_state *st;   /* the worker's copy (its own ectx) */
 	struct resolver *r;
-	struct smt *smt;
+	struct smt *smt;              /* for the resolver */
+	struct smt *eq;               /* for equivalence queries */
 	const enum etype *ets;        /* per output */
 };
 
 /* Checks one location: fills *loc, and *w with *has_witness when the
- * programs differ there (strings and arrays in arena a). */
+ * programs differ there (strings and arrays in arena a).  The result
+ * depends only on the location and the options, not on what the checker
+ * did before (normalised copies, and a fresh solver for any answer that
+ * carries a model), apart from solver limits measured in time. */
 void check_location(struct checker *c, uint32_t output, uint64_t index, struct arena *a,
                     struct vd_location *loc, struct vd_witness *w, bool *has_witness);
 

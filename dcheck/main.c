@@ -2,17 +2,23 @@
  * dcheck: check an optimized program against its reference one output
  * location at a time (dcheck(1)).  Options here; the work is in run.c.
  */
+#include "axioms.h"
 #include "dcheck.h"
 #include "diag.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char usage[] =
-	"usage: dcheck [--budget SECONDS] [--min-locations N] [--max-locations N] [--seed N]\n"
-	"              [--atol X] [--rtol X] [--keep-going] [-v] [FILE...]\n";
+	"usage: dcheck [--budget SECONDS | --all] [--min-locations N] [--max-locations N]\n"
+	"              [--order heuristic|sequential|random] [--seed N] [--jobs N] [--shard I/N]\n"
+	"              [--atol X] [--rtol X] [--axioms LIST|none] [--smt-timeout MS] [--smt-rlimit N]\n"
+	"              [--keep-going] [--timing] [-v] [FILE...]\n"
+	"       dcheck --merge FILE...\n";
 
 static double num(const char *opt, const char *s, double lo)
 {
@@ -34,8 +40,19 @@ static uint64_t count(const char *opt, const char *s)
 	return v;
 }
 
+static void shard_arg(const char *s, struct dcheck_opts *o)
+{
+	unsigned i, n;
+	char end;
+	if (sscanf(s, "%u/%u%c", &i, &n, &end) != 2 || n == 0 || i >= n)
+		die("option '--shard': bad value '%s' (I/N with 0 <= I < N)", s);
+	o->shard = i;
+	o->nshards = n;
+}
+
 int main(int argc, char **argv)
 {
+	enum { O_ORDER = 256, O_ALL, O_SHARD, O_MERGE, O_AXIOMS, O_SMT_TIMEOUT, O_SMT_RLIMIT, O_TIMING };
 	static const struct option longopts[] = {
 		{ "budget", required_argument, 0, 'b' },
 		{ "min-locations", required_argument, 0, 'm' },
@@ -44,27 +61,87 @@ int main(int argc, char **argv)
 		{ "atol", required_argument, 0, 'a' },
 		{ "rtol", required_argument, 0, 'r' },
 		{ "keep-going", no_argument, 0, 'k' },
+		{ "jobs", required_argument, 0, 'j' },
+		{ "order", required_argument, 0, O_ORDER },
+		{ "all", no_argument, 0, O_ALL },
+		{ "shard", required_argument, 0, O_SHARD },
+		{ "merge", no_argument, 0, O_MERGE },
+		{ "axioms", required_argument, 0, O_AXIOMS },
+		{ "smt-timeout", required_argument, 0, O_SMT_TIMEOUT },
+		{ "smt-rlimit", required_argument, 0, O_SMT_RLIMIT },
+		{ "timing", no_argument, 0, O_TIMING },
 		{ "verbose", no_argument, 0, 'v' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
-	struct dcheck_opts o = { 60.0, 5, 0, 0, 1e-2, 1e-2, false };
+	struct dcheck_opts o;
+	memset(&o, 0, sizeof o);
+	o.budget = 60.0;
+	o.min_locations = 5;
+	o.atol = o.rtol = 1e-2;
+	o.order = ORDER_HEURISTIC;
+	o.axioms = AX_DEFAULT;
+	o.smt_timeout_ms = 10000;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	o.jobs = ncpu > 0 ? (unsigned)ncpu : 1;
+	bool merge = false, budget_given = false, timeout_given = false;
 	int c;
 	diag_set_prog("dcheck");
-	while ((c = getopt_long(argc, argv, "kvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "j:kvh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'b': o.budget = num("--budget", optarg, 0); break;
+		case 'b': o.budget = num("--budget", optarg, 0); budget_given = true; break;
 		case 'm': o.min_locations = count("--min-locations", optarg); break;
 		case 'M': o.max_locations = count("--max-locations", optarg); break;
 		case 's': o.seed = count("--seed", optarg); break;
 		case 'a': o.atol = num("--atol", optarg, 0); break;
 		case 'r': o.rtol = num("--rtol", optarg, 0); break;
 		case 'k': o.keep_going = true; break;
+		case 'j':
+			o.jobs = (unsigned)count("--jobs", optarg);
+			if (o.jobs < 1 || o.jobs > 1024)
+				die("option '--jobs': bad count '%s' (1 to 1024)", optarg);
+			break;
+		case O_ORDER: {
+			int k = order_parse(optarg);
+			if (k < 0)
+				die("option '--order': unknown order '%s' (heuristic, sequential or random)", optarg);
+			o.order = (enum order_kind)k;
+			break;
+		}
+		case O_ALL: o.all = true; break;
+		case O_SHARD: shard_arg(optarg, &o); break;
+		case O_MERGE: merge = true; break;
+		case O_AXIOMS: {
+			const char *bad;
+			int m = ax_parse(optarg, &bad);
+			if (m < 0)
+				die("option '--axioms': unknown axioms '%.*s' (gelu-tanh, fast-math, all or none)",
+				    (int)strcspn(bad, ","), bad);
+			o.axioms = (unsigned)m;
+			break;
+		}
+		case O_SMT_TIMEOUT:
+			o.smt_timeout_ms = (unsigned)count("--smt-timeout", optarg);
+			timeout_given = true;
+			break;
+		case O_SMT_RLIMIT: o.smt_rlimit = count("--smt-rlimit", optarg); break;
+		case O_TIMING: o.timing = true; break;
 		case 'v': diag_set_verbose(true); break;
 		case 'h': fputs(usage, stdout); return close_stdout(EXIT_OK);
 		default: fputs(usage, stderr); return EXIT_TROUBLE;
 		}
 	}
+	if (merge)
+		return close_stdout(dcheck_merge((const char *const *)argv + optind, argc - optind));
+	if (o.all) {
+		if (budget_given)
+			die("options '--all' and '--budget' exclude each other");
+		o.budget = -1;
+		o.max_locations = 0;
+	}
+	/* one query never takes more than the whole budget */
+	if (!timeout_given && o.budget >= 0 && o.budget * 1000 < o.smt_timeout_ms)
+		o.smt_timeout_ms = (unsigned)(o.budget * 1000) + 1;
 	int status = dcheck_run(&o, (const char *const *)argv + optind, argc - optind);
 	return close_stdout(status);
 }

@@ -1,9 +1,20 @@
 /*
- * order.c: the order in which dcheck visits output locations (paper 4.3):
- * corners of the launches that write outputs (first and last thread of the
- * first and last block, and the warp-boundary lanes 31 and 32 of block 0;
- * later launches first), then the first and last element of every output,
- * then all elements in turn, outputs round-robin, each location once.
+ * order.c: the order in which dcheck visits output locations (paper 4.3).
+ *
+ * heuristic   a prefix in three tiers: the corners of the launches that
+ *             write outputs (first and last thread of the first and last
+ *             block, and the warp-boundary lanes 31 and 32 of block 0;
+ *             later launches first); path-condition coverage (for each
+ *             write no corner thread performs, a thread the solver finds
+ *             in its domain); the first and last element of every output.
+ *             Then the other locations in a seeded random permutation.
+ * sequential  every element in turn, output after output (a baseline).
+ * random      a seeded random permutation of all locations.
+ *
+ * The permutation is a Feistel network over the next power of four with
+ * cycle walking: a bijection on [0, n) computed one element at a time,
+ * so no output is too large for it.  Locations are numbered across the
+ * outputs (output 0's elements first).
  */
 #include "dcheck.h"
 #include "diag.h"
@@ -13,15 +24,70 @@
 
 struct lkey { uint32_t output; uint64_t index; };
 
+/* ---- a bijective permutation of [0, n) ------------------------------------------ */
+
+struct perm {
+	uint64_t n, mask;
+	unsigned half;
+	uint64_t key[4];
+};
+
+static uint64_t mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static void perm_init(struct perm *p, uint64_t n, uint64_t seed)
+{
+	unsigned bits = 2;
+	while (bits < 64 && (n - 1) >> bits)
+		bits++;
+	p->n = n;
+	p->half = (bits + 1) / 2;
+	p->mask = (1ull << p->half) - 1;
+	for (int r = 0; r < 4; r++)
+		p->key[r] = mix(seed * 4 + (uint64_t)r + 0x5eed);
+}
+
+static uint64_t feistel(const struct perm *p, uint64_t x)
+{
+	uint64_t l = x >> p->half, r = x & p->mask;
+	for (int k = 0; k < 4; k++) {
+		uint64_t t = l ^ (mix(r ^ p->key[k]) & p->mask);
+		l = r;
+		r = t;
+	}
+	return l << p->half | r;
+}
+
+/* The element at position x of the permutation (x < n). */
+static uint64_t perm_at(const struct perm *p, uint64_t x)
+{
+	if (p->n <= 1)
+		return x;
+	do
+		x = feistel(p, x);
+	while (x >= p->n);                   /* cycle walking: stays a bijection */
+	return x;
+}
+
+/* ---- the generator ----------------------------------------------------------------- */
+
 struct locgen {
 	const struct sym_state *st;
+	enum order_kind kind;
 	VEC(struct lkey) prefix;
 	size_t pos;
 	struct lkey *set;                /* prefix members; output UINT32_MAX: empty */
 	size_t scap;
 	size_t nout;
-	uint64_t *count, *cursor;        /* per output: elements, next sequential index */
-	size_t rr, exhausted;
+	uint64_t *count, *first;         /* per output: elements, global number of element 0 */
+	uint64_t total, cursor;          /* all locations; next in the rest */
+	struct perm perm;
+	uint64_t corners, covered;       /* prefix locations from tiers 1 and 2 */
 };
 
 static size_t key_hash(uint32_t o, uint64_t i)
@@ -87,7 +153,28 @@ static bool in_chain(const struct obligation *ob, uint32_t v, uint32_t outv)
 	return false;
 }
 
-static void launch_corners(struct locgen *g, const struct obl_launch *l, const enum etype *ets)
+/* The location thread th[] (tid x,y,z, ctaid x,y,z) writes with w into
+ * output o, if any: true with *index. */
+static bool write_loc(const struct locgen *g, const struct obl_launch *l, const struct sym_write *w,
+                      uint32_t o, const enum etype *ets, const uint32_t th[6], uint64_t *index)
+{
+	const struct obl_output *out = &g->st->obl.outputs.items[o];
+	unsigned esize = etype_size(ets[o]);
+	struct evalue av;
+	if (!e_eval(w->addr, EM_EXACT, coord_val, (void *)th, &av) || av.undef)
+		return false;
+	uint64_t a = av.u, base = out->off[l->prog];
+	if (a < base || (a - base) % esize)
+		return false;
+	*index = (a - base) / esize;
+	return *index < g->count[o];
+}
+
+/* Tiers 1 and 2 for one launch: its corner threads, then one thread in
+ * the domain of each write no corner thread performs (s may be NULL: no
+ * tier 2). */
+static void launch_prefix(struct locgen *g, const struct obl_launch *l, const enum etype *ets,
+                          struct smt *s, bool corners)
 {
 	const struct obligation *ob = &g->st->obl;
 	const struct sym_writes *ws = g->st->by_launch[l->launch];
@@ -107,22 +194,32 @@ static void launch_corners(struct locgen *g, const struct obl_launch *l, const e
 	}
 	for (uint32_t o = 0; o < g->nout; o++) {
 		const struct obl_output *out = &ob->outputs.items[o];
-		unsigned esize = etype_size(ets[o]);
 		for (uint32_t k = 0; k < ws->nwrites; k++) {
 			const struct sym_write *w = &ws->writes[k];
 			if (!in_chain(ob, w->value, out->value[l->prog]))
 				continue;
+			bool hit = false;
 			for (int t = 0; t < nth; t++) {
-				struct evalue dv, av;
-				if (e_eval(w->dom, EM_EXACT, coord_val, th[t], &dv) && !dv.undef && !dv.b)
+				struct evalue dv;
+				uint64_t index;
+				bool known = e_eval(w->dom, EM_EXACT, coord_val, th[t], &dv) && !dv.undef;
+				if (known && !dv.b)
 					continue;      /* not in the domain (unknown: try it) */
-				if (!e_eval(w->addr, EM_EXACT, coord_val, th[t], &av) || av.undef)
+				if (!write_loc(g, l, w, o, ets, th[t], &index))
 					continue;
-				uint64_t a = av.u;
-				if (a < out->off[l->prog] || (a - out->off[l->prog]) % esize)
-					continue;
-				add(g, o, (a - out->off[l->prog]) / esize);
+				hit |= known;
+				if (corners)
+					add(g, o, index);
 			}
+			if (corners || hit || !s || e_has_data(w->dom) || e_has_data(w->addr))
+				continue;
+			struct smt_geom geo;
+			uint32_t x[6];
+			uint64_t index;
+			resolver_geom(l, &geo);
+			if (smt_thread_sat(s, &geo, w->dom, x, x + 3) == SMT_SAT &&
+			    write_loc(g, l, w, o, ets, x, &index))
+				add(g, o, index);
 		}
 	}
 }
@@ -138,23 +235,48 @@ static int launch_cmp(const void *pa, const void *pb)
 	return a->launch < b->launch ? -1 : a->launch > b->launch;
 }
 
-struct locgen *locgen_new(const struct sym_state *st, const enum etype *ets)
+const char *order_name(enum order_kind k)
+{
+	return k == ORDER_SEQUENTIAL ? "sequential" : k == ORDER_RANDOM ? "random" : "heuristic";
+}
+
+int order_parse(const char *s)
+{
+	for (int k = 0; k < 3; k++)
+		if (!strcmp(s, order_name((enum order_kind)k)))
+			return k;
+	return -1;
+}
+
+struct locgen *locgen_new(const struct sym_state *st, const enum etype *ets, enum order_kind kind,
+                          uint64_t seed, struct smt *s)
 {
 	const struct obligation *ob = &st->obl;
 	struct locgen *g = xcalloc(1, sizeof *g);
 	g->st = st;
+	g->kind = kind;
 	g->nout = ob->outputs.len;
 	g->count = xcalloc(g->nout + 1, sizeof *g->count);
-	g->cursor = xcalloc(g->nout + 1, sizeof *g->cursor);
-	for (size_t o = 0; o < g->nout; o++)
+	g->first = xcalloc(g->nout + 1, sizeof *g->first);
+	for (size_t o = 0; o < g->nout; o++) {
 		g->count[o] = ob->outputs.items[o].bytes / etype_size(ets[o]);
+		g->first[o] = g->total;
+		g->total += g->count[o];
+	}
+	perm_init(&g->perm, g->total, seed);
+	if (kind != ORDER_HEURISTIC)
+		return g;
 	size_t nl = ob->launches.len;
 	const struct obl_launch **ls = xcalloc(nl + 1, sizeof *ls);
 	for (size_t i = 0; i < nl; i++)
 		ls[i] = &ob->launches.items[i];
 	qsort(ls, nl, sizeof *ls, launch_cmp);
 	for (size_t i = 0; i < nl; i++)
-		launch_corners(g, ls[i], ets);
+		launch_prefix(g, ls[i], ets, NULL, true);
+	g->corners = g->prefix.len;
+	for (size_t i = 0; i < nl; i++)
+		launch_prefix(g, ls[i], ets, s, false);
+	g->covered = g->prefix.len - g->corners;
 	free(ls);
 	for (uint32_t o = 0; o < g->nout; o++) {
 		add(g, o, 0);
@@ -162,6 +284,18 @@ struct locgen *locgen_new(const struct sym_state *st, const enum etype *ets)
 			add(g, o, g->count[o] - 1);
 	}
 	return g;
+}
+
+uint64_t locgen_total(const struct locgen *g)
+{
+	return g->total;
+}
+
+void locgen_prefix(const struct locgen *g, uint64_t *corners, uint64_t *covered, uint64_t *prefix)
+{
+	*corners = g->corners;
+	*covered = g->covered;
+	*prefix = g->prefix.len;
 }
 
 bool locgen_next(struct locgen *g, uint32_t *output, uint64_t *index)
@@ -172,20 +306,24 @@ bool locgen_next(struct locgen *g, uint32_t *output, uint64_t *index)
 		g->pos++;
 		return true;
 	}
-	while (g->exhausted < g->nout) {
-		size_t o = g->rr;
-		g->rr = (g->rr + 1) % g->nout;
-		while (g->cursor[o] < g->count[o] && set_has(g, (uint32_t)o, g->cursor[o]))
-			g->cursor[o]++;
-		if (g->cursor[o] >= g->count[o]) {
-			if (g->cursor[o] == g->count[o]) {
-				g->cursor[o]++;          /* counted once */
-				g->exhausted++;
-			}
-			continue;
+	while (g->cursor < g->total) {
+		uint64_t x = g->cursor++;
+		if (g->kind != ORDER_SEQUENTIAL)
+			x = perm_at(&g->perm, x);
+		/* the output holding global element x */
+		size_t lo = 0, hi = g->nout;
+		while (hi - lo > 1) {
+			size_t mid = (lo + hi) / 2;
+			if (g->first[mid] <= x)
+				lo = mid;
+			else
+				hi = mid;
 		}
-		*output = (uint32_t)o;
-		*index = g->cursor[o]++;
+		uint64_t i = x - g->first[lo];
+		if (set_has(g, (uint32_t)lo, i))
+			continue;
+		*output = (uint32_t)lo;
+		*index = i;
 		return true;
 	}
 	return false;
@@ -198,6 +336,6 @@ void locgen_free(struct locgen *g)
 	VEC_FREE(g->prefix);
 	free(g->set);
 	free(g->count);
-	free(g->cursor);
+	free(g->first);
 	free(g);
 }

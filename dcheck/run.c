@@ -1,13 +1,27 @@
 /*
  * run.c: dcheck over a stream: pass every record through, gather the
- * obligation and write sets, check locations in order until the budget,
- * the location limit or the first bug, and append the verdict.
+ * obligation and write sets, check locations with a pool of workers until
+ * the budget, the location limit, the first bug or the end of the order,
+ * and append the records in order, then the verdict.
+ *
+ * Workers (POSIX threads) take locations from the one order under a lock,
+ * each numbered by its position in the order; each worker has its own
+ * copy of the gathered state (its own expression context, rebuilt from
+ * the records kept while reading), its own resolver and solvers.  Results
+ * wait in a window of slots until every earlier position is done and are
+ * written in order by the main thread, so that the output does not depend
+ * on the number of workers.  A bug at position p stops the hand-out; the
+ * positions before p are finished, those after it dropped.
  */
+#include "axioms.h"
 #include "dcheck.h"
 #include "diag.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now_s(void)
 {
@@ -31,14 +45,10 @@ static enum etype *output_types(const struct sym_state *st, const struct resolve
 	return ets;
 }
 
-struct tally {
-	struct vd_verdict v;
-	const char *first_bug;          /* detail of the first differ/uninit location */
-	bool budget_spent;
-};
+/* ---- the verdict ------------------------------------------------------------------ */
 
-static void count(struct tally *t, const struct vd_location *l, const struct obligation *ob,
-                  struct arena *keep)
+void tally_count(struct tally *t, const struct vd_location *l, const struct obligation *ob,
+                 struct arena *keep)
 {
 	t->v.checked++;
 	switch (l->result) {
@@ -50,6 +60,16 @@ static void count(struct tally *t, const struct vd_location *l, const struct obl
 	case LR_UNINIT: t->v.uninit++; break;
 	default: break;
 	}
+	if (l->result == LR_EQUAL || l->result == LR_WITHIN_TOL || l->result == LR_DIFFER) {
+		if (l->how == LH_STRUCTURAL)
+			t->v.structural++;
+		else if (l->how == LH_SCREEN)
+			t->v.screen++;
+		else if (l->how == LH_SMT)
+			t->v.smt++;
+	}
+	if (l->unconfirmed)
+		t->v.unconfirmed++;
 	if ((l->result == LR_DIFFER || l->result == LR_UNINIT) && !t->first_bug) {
 		const struct obl_output *o = &ob->outputs.items[l->output];
 		t->first_bug = arena_printf(keep, "output %u%s%s%s index %llu: %s (%s)", l->output,
@@ -59,15 +79,17 @@ static void count(struct tally *t, const struct vd_location *l, const struct obl
 	}
 }
 
-static void conclude(struct tally *t, const struct dcheck_opts *o, const struct sym_state *st,
-                     struct arena *a)
+void tally_conclude(struct tally *t, const struct dcheck_opts *o, const struct sym_state *st,
+                    struct arena *a)
 {
 	struct vd_verdict *v = &t->v;
 	uint64_t decided = v->equal + v->within_tol;
 	uint64_t need = o->min_locations < v->locations ? o->min_locations : v->locations;
+	bool budget_spent = v->stopped && !strcmp(v->stopped, "budget");
 	v->findings = st->findings.len;
 	v->atol = o->atol;
 	v->rtol = o->rtol;
+	v->min_locations = o->min_locations;
 	if (v->differ || v->uninit || v->findings) {
 		v->result = VR_BUGGY;
 		v->message = t->first_bug ? t->first_bug :
@@ -85,60 +107,396 @@ static void conclude(struct tally *t, const struct dcheck_opts *o, const struct 
 		                          (unsigned long long)v->locations,
 		                          v->within_tol ? " (some within tolerance)" : "",
 		                          v->unknown ? ", some undecided" : "",
-		                          t->budget_spent ? ", budget spent" : "");
+		                          budget_spent ? ", budget spent" : "");
 	} else {
 		v->result = VR_UNKNOWN;
 		v->message = arena_printf(a, "%llu location%s decided, %llu needed%s",
 		                          (unsigned long long)decided, decided == 1 ? "" : "s",
-		                          (unsigned long long)need, t->budget_spent ? " (budget spent)" : "");
+		                          (unsigned long long)need, budget_spent ? " (budget spent)" : "");
 	}
 }
 
-static void check_all(const struct dcheck_opts *o, const struct sym_state *st,
-                      struct stream_out *out, struct tally *t, struct arena *keep)
+int verdict_status(enum verdict_result r)
 {
-	struct smt *s = smt_new(o->budget < 10 ? (unsigned)(o->budget * 1000) + 1 : 10000, 0);
+	return r == VR_BUGGY ? EXIT_BUG : r == VR_CORRECT ? EXIT_OK : EXIT_UNDECIDED;
+}
+
+/* ---- records kept for the workers' copies of the state ------------------------------- */
+
+struct kept {
+	msgpack_sbuffer buf;
+	VEC(struct kept_rec) recs;
+	const char *file;
+};
+struct kept_rec { size_t off, len; const char *type; size_t index; };
+
+static void kept_add(struct kept *k, const struct record *rec, struct arena *a)
+{
+	msgpack_packer pk;
+	msgpack_packer_init(&pk, &k->buf, msgpack_sbuffer_write);
+	size_t off = k->buf.size;
+	msgpack_pack_object(&pk, *rec->obj);
+	VEC_PUSH(k->recs, ((struct kept_rec){ off, k->buf.size - off, arena_strdup(a, rec->type), rec->index }));
+}
+
+/* A copy of the state gathered from the kept records, in cx. */
+static bool kept_load(const struct kept *k, struct sym_state *st, struct ectx *cx)
+{
+	sym_state_init(st, cx);
+	bool ok = true;
+	for (size_t i = 0; i < k->recs.len && ok; i++) {
+		const struct kept_rec *kr = &k->recs.items[i];
+		msgpack_unpacked u;
+		msgpack_unpacked_init(&u);
+		size_t off = 0;
+		ok = msgpack_unpack_next(&u, k->buf.data + kr->off, kr->len, &off) == MSGPACK_UNPACK_SUCCESS;
+		if (ok) {
+			struct record rec = { &u.data, kr->type, k->file, kr->index, "symbolic", NULL };
+			ok = sym_state_take(st, &rec) == 1;
+		}
+		msgpack_unpacked_destroy(&u);
+	}
+	return ok && sym_state_finish(st, k->file, true);
+}
+
+/* ---- workers ---------------------------------------------------------------------- */
+
+enum stop { STOP_NONE, STOP_BUG, STOP_BUDGET, STOP_LIMIT, STOP_ALL };
+static const char *const stop_names[] = {
+	[STOP_NONE] = NULL, [STOP_BUG] = "first-bug", [STOP_BUDGET] = "budget",
+	[STOP_LIMIT] = "max-locations", [STOP_ALL] = "all",
+};
+
+struct slot {
+	bool done;
+	uint64_t pos;
+	struct vd_location loc;
+	struct vd_witness w;
+	bool has_w;
+	struct arena a;
+};
+
+struct pool {
+	pthread_mutex_t mu;
+	pthread_cond_t space;           /* a slot was emitted, or the hand-out ended */
+	pthread_cond_t done;            /* a slot was filled */
+	const struct dcheck_opts *o;
+	const struct sym_state *st;     /* the main copy (worker 0's) */
+	const struct kept *kept;
+	const enum etype *ets;
+	struct locgen *g;
+	uint64_t next_pos;              /* positions generated */
+	uint64_t claimed, emitted;      /* slot sequence numbers */
+	struct slot *slots;
+	size_t nslots;
+	uint64_t stop_pos;              /* position of the earliest bug (when stopping at bugs) */
+	bool exhausted;                 /* nothing more is handed out */
+	enum stop why;                  /* why the hand-out ended */
+	double t0;
+	unsigned running;               /* workers not yet finished */
+	bool failed;                    /* a worker could not set up */
+};
+
+/* Under the lock: the next location for a worker, or false at the end. */
+static bool claim(struct pool *p, struct slot **out, uint32_t *output, uint64_t *index)
+{
+	const struct dcheck_opts *o = p->o;
+	for (;;) {
+		if (p->exhausted)
+			return false;
+		if (p->claimed - p->emitted >= p->nslots) {
+			pthread_cond_wait(&p->space, &p->mu);
+			continue;
+		}
+		if (o->budget >= 0 && now_s() - p->t0 >= o->budget) {
+			p->why = STOP_BUDGET;
+			break;
+		}
+		if (!locgen_next(p->g, output, index)) {
+			p->why = STOP_ALL;
+			break;
+		}
+		uint64_t pos = p->next_pos++;
+		if (o->max_locations && pos >= o->max_locations) {
+			p->why = STOP_LIMIT;
+			break;
+		}
+		if (pos > p->stop_pos)
+			break;
+		if (o->nshards > 1 && pos % o->nshards != o->shard)
+			continue;
+		struct slot *s = &p->slots[p->claimed++ % p->nslots];
+		s->done = false;
+		s->pos = pos;
+		*out = s;
+		return true;
+	}
+	p->exhausted = true;
+	pthread_cond_broadcast(&p->space);
+	pthread_cond_broadcast(&p->done);
+	return false;
+}
+
+struct worker {
+	struct pool *p;
+	unsigned id;
+	pthread_t th;
+};
+
+static void *work(void *arg)
+{
+	struct worker *wk = arg;
+	struct pool *p = wk->p;
+	const struct dcheck_opts *o = p->o;
+	struct sym_state own;
+	struct ectx *cx = NULL;
+	const struct sym_state *st = p->st;
+	bool ok = true;
+	if (wk->id > 0) {
+		cx = ectx_new();
+		ok = kept_load(p->kept, &own, cx);
+		st = &own;
+	}
+	struct smt *s = smt_new(o->smt_timeout_ms, o->smt_rlimit);
+	struct smt *eq = smt_new(o->smt_timeout_ms, o->smt_rlimit);
 	struct resolver *r = resolver_new(st, s);
-	enum etype *ets = output_types(st, r);
-	struct checker c = { o, st, r, s, ets };
-	for (size_t i = 0; i < st->obl.outputs.len; i++)
-		t->v.locations += st->obl.outputs.items[i].bytes / etype_size(ets[i]);
-	struct locgen *g = locgen_new(st, ets);
-	double t0 = now_s(), last = t0;
+	struct checker c = { o, st, r, s, eq, p->ets };
+	pthread_mutex_lock(&p->mu);
+	if (!ok) {
+		p->failed = true;
+		p->exhausted = true;
+		pthread_cond_broadcast(&p->done);
+	}
+	struct slot *sl;
 	uint32_t output;
 	uint64_t index;
-	struct arena a;
-	arena_init(&a);
-	while (locgen_next(g, &output, &index)) {
-		if (o->max_locations && t->v.checked >= o->max_locations)
-			break;
-		double now = now_s();
-		if (now - t0 > o->budget) {
-			t->budget_spent = true;
-			break;
+	while (ok && claim(p, &sl, &output, &index)) {
+		pthread_mutex_unlock(&p->mu);
+		check_location(&c, output, index, &sl->a, &sl->loc, &sl->w, &sl->has_w);
+		sl->loc.pos = sl->pos;
+		pthread_mutex_lock(&p->mu);
+		sl->done = true;
+		if ((sl->loc.result == LR_DIFFER || sl->loc.result == LR_UNINIT) && !o->keep_going &&
+		    sl->pos < p->stop_pos) {
+			p->stop_pos = sl->pos;
+			if (!p->exhausted) {
+				p->exhausted = true;
+				p->why = STOP_BUG;
+				pthread_cond_broadcast(&p->space);
+			}
 		}
-		if (now - last > 1) {
-			note("%llu locations checked, %llu equal", (unsigned long long)t->v.checked,
-			     (unsigned long long)(t->v.equal + t->v.within_tol));
-			last = now;
-		}
-		struct vd_location loc;
-		struct vd_witness w;
-		bool has_w;
-		check_location(&c, output, index, &a, &loc, &w, &has_w);
-		vd_write_location(out, &loc);
-		if (has_w)
-			vd_write_witness(out, &w);
-		count(t, &loc, &st->obl, keep);
-		arena_release(&a);
-		if ((loc.result == LR_DIFFER || loc.result == LR_UNINIT) && !o->keep_going)
-			break;
+		pthread_cond_broadcast(&p->done);
 	}
-	arena_release(&a);
-	locgen_free(g);
-	free(ets);
+	p->running--;
+	pthread_cond_broadcast(&p->done);
+	pthread_mutex_unlock(&p->mu);
 	resolver_free(r);
 	smt_free(s);
+	smt_free(eq);
+	if (wk->id > 0) {
+		sym_state_release(&own);
+		ectx_free(cx);
+	}
+	return NULL;
+}
+
+/* ---- progress ------------------------------------------------------------------------ */
+
+static const char *human_time(double s, char *buf, size_t n)
+{
+	if (s < 60)
+		snprintf(buf, n, "%.1f s", s);
+	else if (s < 3600)
+		snprintf(buf, n, "%ldm%02lds", (long)s / 60, (long)s % 60);
+	else if (s < 86400 * 3)
+		snprintf(buf, n, "%ldh%02ldm", (long)(s / 3600), (long)(s / 60) % 60);
+	else
+		snprintf(buf, n, "%.1f days", s / 86400);
+	return buf;
+}
+
+struct progress {
+	bool tty, verbose;
+	double last, shown;
+	bool line;                      /* a line is on screen to be cleared */
+	bool estimated;
+	double estimate;                /* seconds for this process's share, from the first window */
+	uint64_t share;                 /* locations this process checks in all */
+};
+
+#define ESTIMATE_WINDOW 3.0         /* seconds of measuring before estimating --all */
+
+static void progress_show(struct progress *pr, const struct pool *p, uint64_t decided, bool force)
+{
+	double now = now_s(), el = now - p->t0;
+	if (p->o->all && !pr->estimated && (el >= ESTIMATE_WINDOW || force) && decided) {
+		pr->estimated = true;
+		pr->estimate = el / (double)decided * (double)pr->share;
+		if (!force) {
+			char b[32];
+			if (pr->line)
+				fputs("\r\033[K", stderr);
+			pr->line = false;
+			warn("about %s to check all %llu locations (%.1f per second over the first %.1f s)",
+			     human_time(pr->estimate, b, sizeof b), (unsigned long long)pr->share,
+			     decided / el, el);
+		}
+	}
+	if (force || (!pr->tty && !pr->verbose))
+		return;
+	if (now - pr->last < (pr->tty ? 0.25 : 1.0))
+		return;
+	pr->last = now;
+	char b1[32], b2[32], tail[96] = "";
+	if (pr->estimated)
+		snprintf(tail, sizeof tail, ", about %s in all", human_time(pr->estimate, b2, sizeof b2));
+	if (pr->tty) {
+		fprintf(stderr, "\r%s: %llu locations decided, %.1f per second, %s%s\033[K", diag_prog(),
+		        (unsigned long long)decided, el > 0 ? decided / el : 0.0, human_time(el, b1, sizeof b1), tail);
+		pr->line = true;
+	} else {
+		note("%llu locations decided, %.1f per second, %s%s", (unsigned long long)decided,
+		     el > 0 ? decided / el : 0.0, human_time(el, b1, sizeof b1), tail);
+	}
+}
+
+static void progress_end(struct progress *pr)
+{
+	if (pr->line)
+		fputs("\r\033[K", stderr);
+	pr->line = false;
+}
+
+/* ---- the check ----------------------------------------------------------------------- */
+
+static unsigned jobs_for(const struct dcheck_opts *o, uint64_t share)
+{
+	unsigned j = o->jobs ? o->jobs : 1;
+	if (share < j)
+		j = share ? (unsigned)share : 1;
+	return j;
+}
+
+static void check_all(const struct dcheck_opts *o, const struct sym_state *st, const struct kept *kept,
+                      struct stream_out *out, struct tally *t, struct arena *keep)
+{
+	struct pool p;
+	memset(&p, 0, sizeof p);
+	pthread_mutex_init(&p.mu, NULL);
+	pthread_cond_init(&p.space, NULL);
+	pthread_cond_init(&p.done, NULL);
+	p.o = o;
+	p.st = st;
+	p.kept = kept;
+	p.stop_pos = UINT64_MAX;
+	p.t0 = now_s();
+
+	struct smt *s = smt_new(o->smt_timeout_ms, o->smt_rlimit);
+	struct resolver *r = resolver_new(st, s);
+	enum etype *ets = output_types(st, r);
+	p.ets = ets;
+	p.g = locgen_new(st, ets, o->order, o->seed, s);
+	resolver_free(r);
+	smt_free(s);
+	uint64_t total = locgen_total(p.g);
+	t->v.locations = total;
+
+	struct progress pr = { isatty(2), diag_verbose(), p.t0, 0, false, false, 0, total };
+	if (o->nshards > 1)
+		pr.share = total / o->nshards + (o->shard < total % o->nshards);
+	if (o->max_locations) {
+		uint64_t m = o->max_locations < total ? o->max_locations : total;
+		pr.share = o->nshards > 1 ? m / o->nshards + (o->shard < m % o->nshards) : m;
+	}
+	unsigned nj = jobs_for(o, pr.share);
+	p.nslots = 4 * (size_t)nj + 16;
+	p.slots = xcalloc(p.nslots, sizeof *p.slots);
+	for (size_t i = 0; i < p.nslots; i++)
+		arena_init(&p.slots[i].a);
+	struct worker *wk = xcalloc(nj, sizeof *wk);
+	p.running = nj;
+	for (unsigned i = 0; i < nj; i++) {
+		wk[i] = (struct worker){ &p, i, 0 };
+		if (pthread_create(&wk[i].th, NULL, work, &wk[i]) != 0)
+			die("cannot start a worker thread");
+	}
+
+	/* write the results in order */
+	uint64_t decided = 0;
+	bool bug_written = false;
+	pthread_mutex_lock(&p.mu);
+	for (;;) {
+		struct slot *sl = &p.slots[p.emitted % p.nslots];
+		if (p.emitted == p.claimed || !sl->done) {
+			if (p.emitted == p.claimed && p.exhausted)
+				break;                  /* every position handed out is written */
+			pthread_mutex_unlock(&p.mu);
+			progress_show(&pr, &p, decided, false);
+			pthread_mutex_lock(&p.mu);
+			if (p.emitted == p.claimed ? !p.exhausted : !sl->done) {
+				struct timespec ts;
+				clock_gettime(CLOCK_REALTIME, &ts);
+				ts.tv_nsec += 100 * 1000 * 1000;
+				if (ts.tv_nsec >= 1000000000) {
+					ts.tv_sec++;
+					ts.tv_nsec -= 1000000000;
+				}
+				pthread_cond_timedwait(&p.done, &p.mu, &ts);
+			}
+			continue;
+		}
+		bool keep_it = sl->pos <= p.stop_pos;
+		pthread_mutex_unlock(&p.mu);
+		if (keep_it) {
+			vd_write_location(out, &sl->loc);
+			if (sl->has_w)
+				vd_write_witness(out, &sl->w);
+			tally_count(t, &sl->loc, &st->obl, keep);
+			if (sl->loc.result == LR_EQUAL || sl->loc.result == LR_WITHIN_TOL ||
+			    sl->loc.result == LR_DIFFER)
+				decided++;
+			if ((sl->loc.result == LR_DIFFER || sl->loc.result == LR_UNINIT) && !o->keep_going)
+				bug_written = true;
+		}
+		arena_release(&sl->a);
+		pthread_mutex_lock(&p.mu);
+		p.emitted++;
+		pthread_cond_broadcast(&p.space);
+	}
+	pthread_mutex_unlock(&p.mu);
+	for (unsigned i = 0; i < nj; i++)
+		pthread_join(wk[i].th, NULL);
+	double elapsed = now_s() - p.t0;
+	progress_show(&pr, &p, decided, true);
+	progress_end(&pr);
+	if (p.failed)
+		die("a worker could not rebuild the state");
+
+	char ax[64];
+	t->v.order = order_name(o->order);
+	t->v.seed = o->seed;
+	t->v.axioms = arena_strdup(keep, ax_format(o->axioms, ax, sizeof ax));
+	t->v.stopped = stop_names[bug_written ? STOP_BUG : p.why];
+	t->v.sharded = o->nshards > 1;
+	t->v.shard = o->shard;
+	t->v.nshards = o->nshards;
+	if (o->all) {
+		t->v.has_estimate = true;
+		t->v.estimate_s = pr.estimated ? pr.estimate : elapsed;
+	}
+	if (o->all || o->timing) {
+		t->v.has_elapsed = true;
+		t->v.elapsed_s = elapsed;
+	}
+	for (size_t i = 0; i < p.nslots; i++)
+		arena_release(&p.slots[i].a);
+	free(p.slots);
+	free(wk);
+	locgen_free(p.g);
+	free(ets);
+	pthread_mutex_destroy(&p.mu);
+	pthread_cond_destroy(&p.space);
+	pthread_cond_destroy(&p.done);
 }
 
 int dcheck_run(const struct dcheck_opts *o, const char *const *files, int nfiles)
@@ -146,6 +504,9 @@ int dcheck_run(const struct dcheck_opts *o, const char *const *files, int nfiles
 	struct ectx *cx = ectx_new();
 	struct sym_state st;
 	struct arena keep;
+	struct kept kept;
+	memset(&kept, 0, sizeof kept);
+	msgpack_sbuffer_init(&kept.buf);
 	arena_init(&keep);
 	sym_state_init(&st, cx);
 	struct stream_in *in = stream_in_open(files, nfiles);
@@ -155,26 +516,35 @@ int dcheck_run(const struct dcheck_opts *o, const char *const *files, int nfiles
 	int k, status = EXIT_OK;
 	while ((k = stream_in_next(in, &rec)) > 0) {
 		file = arena_strdup(&keep, rec.file);
-		if (!rec_require_kind(&rec, "symbolic", "dexec") || sym_state_take(&st, &rec) < 0) {
+		int taken = 0;
+		if (!rec_require_kind(&rec, "symbolic", "dexec") || (taken = sym_state_take(&st, &rec)) < 0) {
 			k = -1;
 			break;
 		}
+		if (taken && o->jobs > 1)
+			kept_add(&kept, &rec, &keep);
 		out_pass(out, &rec, "verdict");
 	}
+	kept.file = file;
 	if (k != 0 || !sym_state_finish(&st, file, true)) {
 		status = EXIT_TROUBLE;
 	} else {
 		struct tally t;
 		memset(&t, 0, sizeof t);
-		check_all(o, &st, out, &t, &keep);
-		conclude(&t, o, &st, &keep);
+		check_all(o, &st, &kept, out, &t, &keep);
+		tally_conclude(&t, o, &st, &keep);
 		vd_write_verdict(out, &t.v);
+		if (t.v.has_estimate)
+			note("checked %llu locations in %.1f s (estimated %.1f s)", (unsigned long long)t.v.checked,
+			     t.v.elapsed_s, t.v.estimate_s);
 		note("%s: %s", verdict_result_name(t.v.result), t.v.message);
-		status = t.v.result == VR_BUGGY ? EXIT_BUG : t.v.result == VR_CORRECT ? EXIT_OK : EXIT_UNDECIDED;
+		status = verdict_status(t.v.result);
 	}
 	stream_in_close(in);
 	if (stream_out_free(out) < 0)
 		status = EXIT_TROUBLE;
+	msgpack_sbuffer_destroy(&kept.buf);
+	VEC_FREE(kept.recs);
 	sym_state_release(&st);
 	ectx_free(cx);
 	arena_release(&keep);

@@ -12,7 +12,8 @@
  * records), exec.c (bundles, branching, budgets, solver memo), instr.c
  * (arithmetic, logic, conversions, comparisons), operand.c (registers,
  * immediates, special registers, sort coercions), mem.c (parameters,
- * loads, stores, bounds, store-to-load forwarding), report.c (findings and
+ * loads, stores, bounds, store-to-load forwarding), atomic.c (atom, red
+ * and the compare-and-swap loop idiom), report.c (findings and
  * unsupported records with their messages).
  */
 #ifndef DIRIGO_DEXEC_H
@@ -71,6 +72,7 @@ struct dx_bundle {
 };
 
 struct dx_memo;                      /* solver answers by condition */
+struct dx_func;                      /* the function a launch executes (prepare.c) */
 
 /* Decoded opcodes, one per instruction of the kernel. */
 enum dx_op {
@@ -83,6 +85,7 @@ enum dx_op {
 	DO_COPYSIGN, DO_POPC, DO_CLZ, DO_BREV,
 	DO_BRA, DO_RET, DO_EXIT,
 	DO_BAR, DO_BARRIER, DO_SHFL, DO_VOTE, DO_ACTIVEMASK,
+	DO_ATOM, DO_RED,             /* atom, red and dirigo.red (atomic.c) */
 	DO__COUNT
 };
 
@@ -118,6 +121,10 @@ struct dx_launch {
 	struct dx_shared *sh;        /* layout, accesses of the epoch, shared writes */
 	VEC(struct dx_bundle *) waiting;   /* bundles stopped at a barrier or warp op */
 	VEC(const struct expr *) exited;   /* domains of the bundles that ended after a barrier */
+
+	/* atomics (atomic.c) */
+	const unsigned char *aused;  /* per instruction: an atom whose result is read */
+	VEC(uint32_t) atom_vins;     /* values updated atomically (their versions before) */
 };
 
 /* ---- exec.c ------------------------------------------------------------ */
@@ -188,6 +195,35 @@ int dx_forward(struct dx_launch *L, const struct ptx_instr *in, const struct exp
                const struct dx_store *s, uint32_t vin, const struct expr *off, unsigned size,
                enum etype et, const struct expr *miss, const struct expr **out);
 
+/* The target of an atomic access of size bytes through address operand
+ * aop by the threads of dom (thread-only): shared memory (*shared, *off
+ * in the window) or a global buffer (*vin read, *vout written, *off);
+ * the bounds are checked as for a store.  0, 1 after a finding (skip the
+ * access), -1 unsupported. */
+int dx_atomic_target(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+                     const struct ptx_operand *aop, const struct expr *dom, unsigned size,
+                     bool data_guard, bool *shared, uint32_t *vin, uint32_t *vout,
+                     const struct expr **off);
+
+/* ---- atomic.c: atom and red (DESIGN.md 5) ----------------------------------- */
+
+/* The pseudo-instruction of a rolled-up compare-and-swap loop:
+ * dirigo.red.SPACE.OP.TYPE [addr], x (OP max, min or add on f32/f64). */
+#define DX_OP_RED "dirigo.red"
+/* Before execution: rolls up the compare-and-swap loops of nvcc's
+ * atomicMax/atomicMin-on-float idiom into DX_OP_RED and marks the atom
+ * instructions whose result is read (L->aused).  Returns the number of
+ * loops rolled up. */
+unsigned dx_atomic_prepare(struct dx_launch *L, struct dx_func *df);
+/* Executes atom/red/dirigo.red of bundle b under guard (NULL: none): an
+ * atomic contribution to the launch's write set (global) or to the
+ * block's shared writes of the epoch.  Returns 0 or -1 (unsupported). */
+int dx_atomic(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+              const struct expr *guard);
+/* After execution: a value updated atomically must not also be read by
+ * the launch (what a read sees depends on the order).  0 or -1. */
+int dx_atomic_finish(struct dx_launch *L);
+
 /* ---- report.c ---------------------------------------------------------- */
 
 /* Marks the launch unsupported (the first reason wins) and returns -1.
@@ -234,6 +270,13 @@ const struct expr *dx_shared_read(struct dx_launch *L, struct dx_bundle *b, cons
 void dx_shared_write(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
                      const struct expr *dom, const struct expr *off, const struct expr *v,
                      enum etype et, const struct expr *guard);
+/* Records an atomic contribution (op, enum sym_atom_op) of v at off by
+ * the threads of dom (whose data part guards it); tdom is its thread
+ * part, for the race check (an atomic counts as a read there: a plain
+ * store of the same epoch to the location races with it). */
+void dx_shared_atomic(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+                      const struct expr *dom, const struct expr *tdom, const struct expr *off,
+                      const struct expr *v, const struct expr *cmp, enum etype et, unsigned op);
 /* The shared writes made so far (for the record) and the window size. */
 const struct sym_shwrite *dx_shared_writes(const struct dx_launch *L, uint32_t *n, uint64_t *bytes);
 /* Releases the bundles waiting at block barriers (every waiting bundle

@@ -93,7 +93,8 @@ enum dx_op dx_decode(const char *opcode)
 		{ "copysign", DO_COPYSIGN }, { "popc", DO_POPC }, { "clz", DO_CLZ },
 		{ "brev", DO_BREV }, { "bra", DO_BRA }, { "ret", DO_RET }, { "exit", DO_EXIT },
 		{ "bar", DO_BAR }, { "barrier", DO_BARRIER }, { "shfl", DO_SHFL }, { "vote", DO_VOTE },
-		{ "activemask", DO_ACTIVEMASK },
+		{ "activemask", DO_ACTIVEMASK }, { "atom", DO_ATOM }, { "red", DO_RED },
+		{ DX_OP_RED, DO_RED },
 	};
 	for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
 		if (strcmp(tab[i].name, opcode) == 0)
@@ -298,6 +299,10 @@ static int step(struct dx_launch *L, struct dx_bundle *b)
 	case DO_ST:
 		r = dx_store(L, b, in, g);
 		break;
+	case DO_ATOM:
+	case DO_RED:
+		r = dx_atomic(L, b, in, g);
+		break;
 	case DO_LD:
 	case DO_LDU:
 		r = g ? guarded(L, b, in, op, g) : dx_load(L, b, in, NULL);
@@ -371,6 +376,8 @@ void dx_launch_run(struct dx_launch *L, const struct obligation *o, uint32_t id,
 	L->opts = opts;
 	L->smt = smt;
 	L->fn = fn = dx_prepare(L, fn);   /* prepare.c: calls inlined, locals, rollup */
+	if (!L->unsup)
+		dx_atomic_prepare(L, (struct dx_func *)fn);   /* atomic.c: compare-and-swap loops */
 	for (int d = 0; d < 3; d++) {
 		L->geom.ntid[d] = (uint32_t)L->l->block[d];
 		L->geom.nctaid[d] = (uint32_t)L->l->grid[d];
@@ -388,6 +395,8 @@ void dx_launch_run(struct dx_launch *L, const struct obligation *o, uint32_t id,
 	run_all(L);
 	if (!L->unsup)
 		dx_shared_finish(L);
+	if (!L->unsup)
+		dx_atomic_finish(L);
 	while (L->work.len)
 		bundle_free(L->work.items[--L->work.len]);
 	while (L->waiting.len)
@@ -403,6 +412,7 @@ void dx_launch_release(struct dx_launch *L)
 	VEC_FREE(L->work);
 	VEC_FREE(L->waiting);
 	VEC_FREE(L->exited);
+	VEC_FREE(L->atom_vins);
 	dx_shared_free(L->sh);
 	VEC_FREE(L->writes);
 	VEC_FREE(L->findings);

@@ -555,3 +555,40 @@ int dx_store(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *i
 	}
 	return 0;
 }
+
+int dx_atomic_target(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+                     const struct ptx_operand *aop, const struct expr *dom, unsigned size,
+                     bool data_guard, bool *shared, uint32_t *vin, uint32_t *vout,
+                     const struct expr **off)
+{
+	enum ptx_space sp = ptx_instr_space(in);
+	if (sp == PS_PARAM || sp == PS_CONST || sp == PS_LOCAL)
+		return dx_unsupported(L, in, "memory space", "instruction '%s' in this state space",
+		                      dx_instr_name(L, in));
+	if (space_check(L, in, sp) < 0)
+		return -1;
+	const struct expr *addr = address(L, b, in, aop);
+	if (!addr)
+		return -1;
+	if (e_has_undef(addr)) {
+		int u = dx_undef_sink(L, in, b->dom, addr, "addresses memory with");
+		if (u != 0)
+			return u < 0 ? -1 : 1;
+	}
+	*shared = sp == PS_SHARED || (sp == PS_GENERIC && dx_shared_addr(L, addr));
+	if (*shared)
+		return dx_shared_target(L, in, addr, dom, size, true, data_guard, off);
+	struct target t;
+	if (resolve(L, in, addr, &t) < 0)
+		return -1;
+	*vout = NO_VALUE;
+	for (uint32_t i = 0; t.kind == T_BUF && !t.var && i < L->l->nargs; i++)
+		if (L->l->args[i].is_ptr && L->l->args[i].vin == t.vin)
+			*vout = L->l->args[i].vout;
+	if (*vout == NO_VALUE)
+		return dx_unsupported(L, in, "store to a module variable",
+		                      "an atomic on a __device__ or __constant__ variable");
+	*vin = t.vin;
+	*off = t.off;
+	return bounds(L, in, dom, &t, size, true, data_guard);
+}

@@ -263,12 +263,24 @@ void dx_shared_write(struct dx_launch *L, struct dx_bundle *b, const struct ptx_
                      enum etype et, const struct expr *guard)
 {
 	struct dx_shared *sh = L->sh;
-	struct sym_shwrite w = { dom, off, v, et, b->seq++, b->epoch, b->sub, in->line, in->loc_line };
+	struct sym_shwrite w = { dom, off, v, et, b->seq++, b->epoch, b->sub, in->line, in->loc_line, SA_NONE, NULL };
 	VEC_PUSH(sh->writes, w);
 	note_access(L, b, in, dom, off, etype_size(et), true);
 	struct dx_store *st = ARENA_NEW(&L->a, struct dx_store);
 	*st = (struct dx_store){ b->shstores, SH_VIN, off, v, guard, etype_size(et) };
 	b->shstores = st;
+}
+
+void dx_shared_atomic(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+                      const struct expr *dom, const struct expr *tdom, const struct expr *off,
+                      const struct expr *v, const struct expr *cmp, enum etype et, unsigned op)
+{
+	struct sym_shwrite w = { dom, off, v, et, b->seq++, b->epoch, b->sub, in->line, in->loc_line,
+	                         (uint8_t)op, cmp };
+	VEC_PUSH(L->sh->writes, w);
+	/* not forwarded to the bundle's own loads: what they see is the
+	 * combined value, which only the back-projection knows */
+	note_access(L, b, in, tdom, off, etype_size(et), false);
 }
 
 /* ---- barriers --------------------------------------------------------------- */

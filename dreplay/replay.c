@@ -11,6 +11,7 @@
  */
 #include "dreplay.h"
 #include "concrete.h"
+#include "ptx/ptx.h"
 
 #include <math.h>
 #include <string.h>
@@ -79,10 +80,8 @@ static bool eval(const struct expr *e, enum emode m, struct inputs *in, double *
 	return true;
 }
 
-/* The bytes of every shared input for a run at the witness: the data the
- * reference was traced with (zeros where it was not kept), with the
- * witness's elements written over it.  NULL after a message in *err. */
-static uint8_t **witness_inputs(const struct obligation *ob, const struct vd_witness *w,
+/* The bytes of every shared input for a run at the witness (dreplay.h). */
+uint8_t **witness_inputs(const struct obligation *ob, const struct vd_witness *w,
                                 struct arena *a, const char **err)
 {
 	uint8_t **in = ARENA_NEWN(a, uint8_t *, ob->inputs.len + 1);
@@ -135,15 +134,9 @@ static double element(const uint8_t *p, enum etype et)
 /* Runs both whole programs with the PTX interpreter at the witness and
  * reads the location: the confirmation that does not rely on the symbolic
  * model.  Sets rp->ptx_ran, or rp->ptx_error. */
-static void run_programs(const struct obligation *ob, const struct vd_witness *w,
+static void run_programs(const struct obligation *ob, const struct vd_witness *w, uint8_t **in,
                          struct arena *a, struct rp_replay *rp)
 {
-	const char *err = NULL;
-	uint8_t **in = witness_inputs(ob, w, a, &err);
-	if (!in) {
-		rp->ptx_error = err;
-		return;
-	}
 	double val[2];
 	for (uint32_t p = 0; p < 2; p++) {
 		struct replay_result res;
@@ -175,6 +168,115 @@ static bool differs(double ref, double opt, double tol)
 	return fabs(opt - ref) > tol;
 }
 
+/* ---- the store that wrote the location ----------------------------------- */
+
+#define MAX_THREAD_EVALS (UINT64_C(1) << 20)
+
+struct thread { uint32_t tid[3], ctaid[3]; };
+
+static bool thread_val(const struct expr *leaf, struct evalue *out, void *user)
+{
+	const struct thread *t = user;
+	memset(out, 0, sizeof *out);
+	if (leaf->op == EOP_TID && leaf->u < 3)
+		out->u = t->tid[leaf->u];
+	else if (leaf->op == EOP_CTAID && leaf->u < 3)
+		out->u = t->ctaid[leaf->u];
+	else
+		return false;
+	return true;
+}
+
+/* True when some thread of launch l performs write x at byte off; false
+ * also when that cannot be told without data (then *unknown). */
+static bool performs(const struct obl_launch *l, const struct sym_write *x, uint64_t off,
+                     uint64_t *budget, bool *unknown)
+{
+	if ((x->dom->flags | x->addr->flags) & (EXPR_F_DATA | EXPR_F_UNDEF)) {
+		*unknown = true;
+		return false;
+	}
+	uint64_t nthreads = l->grid[0] * l->grid[1] * l->grid[2] * l->block[0] * l->block[1] * l->block[2];
+	if (nthreads > *budget) {
+		*unknown = true;
+		return false;
+	}
+	*budget -= nthreads;
+	struct thread t;
+	for (uint64_t i = 0; i < nthreads; i++) {
+		uint64_t k = i;
+		for (int d = 0; d < 3; d++) {
+			t.tid[d] = (uint32_t)(k % l->block[d]);
+			k /= l->block[d];
+		}
+		for (int d = 0; d < 3; d++) {
+			t.ctaid[d] = (uint32_t)(k % l->grid[d]);
+			k /= l->grid[d];
+		}
+		struct evalue dom, addr;
+		if (!e_eval(x->dom, EM_F32, thread_val, &t, &dom) || !e_eval(x->addr, EM_F32, thread_val, &t, &addr)) {
+			*unknown = true;
+			return false;
+		}
+		if (!dom.undef && !addr.undef && dom.b && addr.u <= off && off - addr.u < etype_size(x->et))
+			return true;
+	}
+	return false;
+}
+
+/* The store of launch 'launch' that wrote byte off of value 'value': the
+ * write of the launch that some thread performs there (the last in program
+ * order when several do), found by running the threads' address
+ * expressions; when that cannot be told (addresses that depend on data,
+ * huge grids, a location reached through a copy), the last store of the
+ * launch to the value, or to anything. */
+static void locate_store(const struct sym_state *st, uint32_t launch, uint32_t value, uint64_t off,
+                         struct arena *a, struct store_site *site)
+{
+	const struct sym_writes *ws = launch < st->obl.launches.len ? st->by_launch[launch] : NULL;
+	if (!ws)
+		return;
+	const struct obl_launch *l = &st->obl.launches.items[launch];
+	const struct sym_write *best = NULL, *last_value = NULL, *last = NULL;
+	uint64_t budget = MAX_THREAD_EVALS;
+	for (uint32_t i = 0; i < ws->nwrites; i++) {
+		const struct sym_write *x = &ws->writes[i];
+		if (!last || x->seq >= last->seq)
+			last = x;
+		if (x->value != value)
+			continue;
+		if (!last_value || x->seq >= last_value->seq)
+			last_value = x;
+		bool unknown = false;
+		if (performs(l, x, off, &budget, &unknown) && (!best || x->seq >= best->seq))
+			best = x;
+	}
+	if (!best)
+		best = last_value ? last_value : last;
+	if (!best)
+		return;
+	site->line = best->line;
+	site->module = l->module;
+	site->src_line = best->src_line;
+	/* the .cu file: the .file of the module that the store's .loc names */
+	if (!best->src_line || l->module >= st->obl.modules.len)
+		return;
+	const struct obl_module *om = &st->obl.modules.items[l->module];
+	struct arena tmp;
+	arena_init(&tmp);
+	struct ptx_module *m = ptx_parse(&tmp, om->ptx, om->ptxlen, NULL, 0);
+	for (unsigned fi = 0; m && fi < m->nfuncs && !site->src_file; fi++)
+		for (unsigned k = 0; k < m->funcs[fi].ninstrs; k++) {
+			const struct ptx_instr *in = &m->funcs[fi].instrs[k];
+			if (in->line == best->line) {
+				if (in->loc_file < m->nfiles && m->files[in->loc_file])
+					site->src_file = arena_strdup(a, m->files[in->loc_file]);
+				break;
+			}
+		}
+	arena_release(&tmp);
+}
+
 void replay_witness(struct resolver *r, const struct sym_state *st, const struct vd_witness *w,
                     double atol, double rtol, struct arena *a, struct replayed *out)
 {
@@ -187,11 +289,17 @@ void replay_witness(struct resolver *r, const struct sym_state *st, const struct
 	rp->index = w->index;
 	rp->off = w->off;
 	const struct obl_output *o = &ob->outputs.items[w->output];
+	const char *err = NULL;
+	out->inputs = witness_inputs(ob, w, a, &err);
+	if (!out->inputs)
+		rp->ptx_error = err;
 	const struct expr *e[2];
 	for (int p = 0; p < 2; p++) {
 		struct resolve_info info;
 		e[p] = resolve_elem(r, o->value[p], o->off[p] + w->off, w->et, &info);
 		out->writer[p] = info.writer;
+		if (info.writer != NO_VALUE)
+			locate_store(st, info.writer, o->value[p], o->off[p] + w->off, a, &out->site[p]);
 		if (!e[p] || (info.flags & (RI_UNINIT | RI_UNDEF))) {
 			rp->message = arena_printf(a, "%s: cannot resolve the location: %s",
 			                           ob->names[p] ? ob->names[p] : p ? "opt" : "ref",
@@ -210,7 +318,8 @@ void replay_witness(struct resolver *r, const struct sym_state *st, const struct
 	bool model = differs(rp->ref_f32, rp->opt_f32, rp->tol);
 	/* The programs themselves decide when they can be run: a witness the
 	 * model confirms but the real kernels do not is not a bug. */
-	run_programs(ob, w, a, rp);
+	if (out->inputs)
+		run_programs(ob, w, out->inputs, a, rp);
 	if (rp->ptx_ran) {
 		double tol = atol + rtol * fabs(rp->ref_ptx);
 		rp->confirmed = differs(rp->ref_ptx, rp->opt_ptx, tol);

@@ -64,6 +64,19 @@ static void witness(FILE *f, const struct report_data *d, size_t i, const struct
 		else
 			fprintf(f, "launch %u (%s)", l, st->obl.launches.items[l].kernel);
 	}
+	if (rp->site[0].line || rp->site[1].line) {
+		fprintf(f, "\n  stored at:");
+		for (int p = 0; p < 2; p++) {
+			const struct store_site *s = &rp->site[p];
+			fprintf(f, "%s %s ", p ? "," : "", prog_name(st, (uint32_t)p));
+			if (!s->line)
+				fprintf(f, "unknown");
+			else if (s->src_file)
+				fprintf(f, "PTX line %u (%s:%u)", s->line, s->src_file, s->src_line);
+			else
+				fprintf(f, "PTX line %u", s->line);
+		}
+	}
 	fprintf(f, "\n  inputs:");
 	if (!w->ninputs)
 		fprintf(f, " none");

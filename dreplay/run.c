@@ -96,8 +96,40 @@ static void summarise(const struct gathered *g, const struct replayed *rep, cons
 	}
 }
 
+/* The stream dreplay read, kept for the bundle (--bundle): every record
+ * but earlier replays, under a "verdict" header. */
+struct kept {
+	FILE *f;
+	char *buf;
+	size_t len;
+	struct stream_out *out;
+};
+
+/* Writes the text report to where it goes and keeps a copy in *text for
+ * the bundle.  False after a message. */
+static bool write_report(const struct dreplay_opts *o, const struct report_data *d, char **text, size_t *len)
+{
+	FILE *m = open_memstream(text, len);
+	if (!m)
+		die("cannot allocate the report: %s", strerror(errno));
+	report_write(m, d);
+	if (fclose(m) != 0)
+		die("cannot allocate the report: %s", strerror(errno));
+	FILE *f = stderr;
+	if (o->report && !(f = fopen(o->report, "w"))) {
+		warn("cannot write report '%s': %s", o->report, strerror(errno));
+		return false;
+	}
+	fwrite(*text, 1, *len, f);
+	if (f != stderr && fclose(f) != 0) {
+		warn("cannot write report '%s': %s", o->report, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
 static int replay_all(const struct dreplay_opts *o, struct gathered *g, const struct sym_state *st,
-                      struct stream_out *out, struct arena *a)
+                      struct stream_out *out, struct kept *kept, struct arena *a)
 {
 	struct smt *s = smt_new(10000, 0);
 	struct resolver *r = resolver_new(st, s);
@@ -112,17 +144,22 @@ static int replay_all(const struct dreplay_opts *o, struct gathered *g, const st
 	struct report_data d = { st, &g->verdict, g->uninit.items, g->uninit.len, rep, g->witnesses.len,
 	                         &sum, o->atol, o->rtol };
 	int status = sum.result == VR_BUGGY ? EXIT_BUG : sum.result == VR_CORRECT ? EXIT_OK : EXIT_UNDECIDED;
-	FILE *f = stderr;
-	if (o->report && !(f = fopen(o->report, "w"))) {
-		warn("cannot write report '%s': %s", o->report, strerror(errno));
+	char *text = NULL;
+	size_t len = 0;
+	if (!write_report(o, &d, &text, &len))
 		status = EXIT_TROUBLE;
-	} else {
-		report_write(f, &d);
-		if (f != stderr && fclose(f) != 0) {
-			warn("cannot write report '%s': %s", o->report, strerror(errno));
+	if (o->sarif && !sarif_write(o->sarif, &d))
+		status = EXIT_TROUBLE;
+	if (kept->out) {
+		bool ok = stream_out_free(kept->out) == 0;
+		kept->out = NULL;
+		if (fclose(kept->f) != 0 || !ok)
+			die("cannot keep the stream for the bundle");
+		kept->f = NULL;
+		if (!bundle_write(o->bundle, &d, text, len, kept->buf, kept->len))
 			status = EXIT_TROUBLE;
-		}
 	}
+	free(text);
 	free(rep);
 	resolver_free(r);
 	smt_free(s);
@@ -140,6 +177,12 @@ int dreplay_run(const struct dreplay_opts *o, const char *const *files, int nfil
 	sym_state_init(&st, cx);
 	struct stream_in *in = stream_in_open(files, nfiles);
 	struct stream_out *out = stream_out_new(stdout);
+	struct kept kept = { NULL, NULL, 0, NULL };
+	if (o->bundle) {
+		if (!(kept.f = open_memstream(&kept.buf, &kept.len)))
+			die("cannot keep the stream for the bundle: %s", strerror(errno));
+		kept.out = stream_out_new(kept.f);
+	}
 	struct record rec;
 	const char *file = nfiles ? files[nfiles - 1] : "-";
 	int k, status;
@@ -151,6 +194,8 @@ int dreplay_run(const struct dreplay_opts *o, const char *const *files, int nfil
 			break;
 		}
 		out_pass(out, &rec, "replay");
+		if (kept.out && strcmp(rec.type, "replay") != 0 && strcmp(rec.type, "report") != 0)
+			out_pass(kept.out, &rec, "verdict");
 	}
 	if (k != 0 || !sym_state_finish(&st, file, true) || !check_witnesses(&g, &st, file)) {
 		status = EXIT_TROUBLE;
@@ -158,8 +203,13 @@ int dreplay_run(const struct dreplay_opts *o, const char *const *files, int nfil
 		warn("%s: no verdict record (run dcheck first)", file);
 		status = EXIT_TROUBLE;
 	} else {
-		status = replay_all(o, &g, &st, out, &keep);
+		status = replay_all(o, &g, &st, out, &kept, &keep);
 	}
+	if (kept.out)
+		stream_out_free(kept.out);
+	if (kept.f)
+		fclose(kept.f);
+	free(kept.buf);
 	stream_in_close(in);
 	if (stream_out_free(out) < 0)
 		status = EXIT_TROUBLE;

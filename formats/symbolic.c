@@ -10,21 +10,102 @@
 
 #include <string.h>
 
+static const char *const atom_names[SA__COUNT] = {
+	[SA_NONE] = "", [SA_ADD] = "add", [SA_MIN] = "min", [SA_MAX] = "max", [SA_AND] = "and",
+	[SA_OR] = "or", [SA_XOR] = "xor", [SA_EXCH] = "exch", [SA_INC] = "inc", [SA_DEC] = "dec",
+	[SA_CAS] = "cas",
+};
+
+const char *sym_atom_name(enum sym_atom_op op)
+{
+	return (unsigned)op < SA__COUNT ? atom_names[op] : "";
+}
+
+enum sym_atom_op sym_atom_parse(const char *name)
+{
+	for (unsigned i = 1; i < SA__COUNT; i++)
+		if (strcmp(atom_names[i], name) == 0)
+			return (enum sym_atom_op)i;
+	return SA_NONE;
+}
+
+/* One entry of "writes" or "atomics". */
+static void put_write(struct stream_out *w, struct etable *t, const struct sym_write *x)
+{
+	out_map_begin(w);
+	out_ku64(w, "value", x->value);
+	out_ku64(w, "dom", etable_index(t, x->dom));
+	out_ku64(w, "addr", etable_index(t, x->addr));
+	out_ku64(w, "val", etable_index(t, x->val));
+	out_kstr(w, "type", etype_name(x->et));
+	if (x->op != SA_NONE) {
+		out_kstr(w, "op", sym_atom_name((enum sym_atom_op)x->op));
+		if (x->cmp)
+			out_ku64(w, "cmp", etable_index(t, x->cmp));
+	}
+	out_ku64(w, "seq", x->seq);
+	out_ku64(w, "line", x->line);
+	if (x->src_line)
+		out_ku64(w, "src_line", x->src_line);
+	out_map_end(w);
+}
+
+/* One entry of "shared" or "shared_atomics". */
+static void put_shwrite(struct stream_out *w, struct etable *t, const struct sym_shwrite *x)
+{
+	out_map_begin(w);
+	out_ku64(w, "dom", etable_index(t, x->dom));
+	out_ku64(w, "addr", etable_index(t, x->addr));
+	out_ku64(w, "val", etable_index(t, x->val));
+	out_kstr(w, "type", etype_name(x->et));
+	if (x->op != SA_NONE) {
+		out_kstr(w, "op", sym_atom_name((enum sym_atom_op)x->op));
+		if (x->cmp)
+			out_ku64(w, "cmp", etable_index(t, x->cmp));
+	}
+	out_ku64(w, "seq", x->seq);
+	out_ku64(w, "epoch", x->epoch);
+	out_ku64(w, "sub", x->sub);
+	out_ku64(w, "line", x->line);
+	if (x->src_line)
+		out_ku64(w, "src_line", x->src_line);
+	out_map_end(w);
+}
+
+static void add_write(struct etable *t, const struct sym_write *x)
+{
+	etable_add(t, x->dom);
+	etable_add(t, x->addr);
+	etable_add(t, x->val);
+	if (x->cmp)
+		etable_add(t, x->cmp);
+}
+
+static void add_shwrite(struct etable *t, const struct sym_shwrite *x)
+{
+	etable_add(t, x->dom);
+	etable_add(t, x->addr);
+	etable_add(t, x->val);
+	if (x->cmp)
+		etable_add(t, x->cmp);
+}
+
 void sym_write_writes(struct stream_out *w, const struct sym_writes *r)
 {
 	struct etable *t = etable_new();
-	uint32_t (*idx)[3] = xcalloc(r->nwrites ? r->nwrites : 1, sizeof *idx);
-	uint32_t (*sidx)[3] = xcalloc(r->nshared ? r->nshared : 1, sizeof *sidx);
+	uint32_t natom = r->natomics, nshatom = r->nshatomics;
 	for (uint32_t i = 0; i < r->nwrites; i++) {
-		idx[i][0] = etable_add(t, r->writes[i].dom);
-		idx[i][1] = etable_add(t, r->writes[i].addr);
-		idx[i][2] = etable_add(t, r->writes[i].val);
+		add_write(t, &r->writes[i]);
+		natom += r->writes[i].op != SA_NONE;
 	}
+	for (uint32_t i = 0; i < r->natomics; i++)
+		add_write(t, &r->atomics[i]);
 	for (uint32_t i = 0; i < r->nshared; i++) {
-		sidx[i][0] = etable_add(t, r->shared[i].dom);
-		sidx[i][1] = etable_add(t, r->shared[i].addr);
-		sidx[i][2] = etable_add(t, r->shared[i].val);
+		add_shwrite(t, &r->shared[i]);
+		nshatom += r->shared[i].op != SA_NONE;
 	}
+	for (uint32_t i = 0; i < r->nshatomics; i++)
+		add_shwrite(t, &r->shatomics[i]);
 	out_begin(w, "writes");
 	out_ku64(w, "launch", r->launch);
 	out_ku64(w, "prog", r->prog);
@@ -35,45 +116,40 @@ void sym_write_writes(struct stream_out *w, const struct sym_writes *r)
 	exprs_write(w, t);
 	out_key(w, "writes");
 	out_array_begin(w);
-	for (uint32_t i = 0; i < r->nwrites; i++) {
-		const struct sym_write *x = &r->writes[i];
-		out_map_begin(w);
-		out_ku64(w, "value", x->value);
-		out_ku64(w, "dom", idx[i][0]);
-		out_ku64(w, "addr", idx[i][1]);
-		out_ku64(w, "val", idx[i][2]);
-		out_kstr(w, "type", etype_name(x->et));
-		out_ku64(w, "seq", x->seq);
-		out_ku64(w, "line", x->line);
-		if (x->src_line)
-			out_ku64(w, "src_line", x->src_line);
-		out_map_end(w);
-	}
+	for (uint32_t i = 0; i < r->nwrites; i++)
+		if (r->writes[i].op == SA_NONE)
+			put_write(w, t, &r->writes[i]);
 	out_array_end(w);
-	if (r->nshared || r->shared_bytes) {
+	if (natom) {
+		out_key(w, "atomics");
+		out_array_begin(w);
+		for (uint32_t i = 0; i < r->nwrites; i++)
+			if (r->writes[i].op != SA_NONE)
+				put_write(w, t, &r->writes[i]);
+		for (uint32_t i = 0; i < r->natomics; i++)
+			put_write(w, t, &r->atomics[i]);
+		out_array_end(w);
+	}
+	if (r->nshared || r->shared_bytes || r->nshatomics) {
 		out_ku64(w, "shared_bytes", r->shared_bytes);
 		out_key(w, "shared");
 		out_array_begin(w);
-		for (uint32_t i = 0; i < r->nshared; i++) {
-			const struct sym_shwrite *x = &r->shared[i];
-			out_map_begin(w);
-			out_ku64(w, "dom", sidx[i][0]);
-			out_ku64(w, "addr", sidx[i][1]);
-			out_ku64(w, "val", sidx[i][2]);
-			out_kstr(w, "type", etype_name(x->et));
-			out_ku64(w, "seq", x->seq);
-			out_ku64(w, "epoch", x->epoch);
-			out_ku64(w, "sub", x->sub);
-			out_ku64(w, "line", x->line);
-			if (x->src_line)
-				out_ku64(w, "src_line", x->src_line);
-			out_map_end(w);
-		}
+		for (uint32_t i = 0; i < r->nshared; i++)
+			if (r->shared[i].op == SA_NONE)
+				put_shwrite(w, t, &r->shared[i]);
+		out_array_end(w);
+	}
+	if (nshatom) {
+		out_key(w, "shared_atomics");
+		out_array_begin(w);
+		for (uint32_t i = 0; i < r->nshared; i++)
+			if (r->shared[i].op != SA_NONE)
+				put_shwrite(w, t, &r->shared[i]);
+		for (uint32_t i = 0; i < r->nshatomics; i++)
+			put_shwrite(w, t, &r->shatomics[i]);
 		out_array_end(w);
 	}
 	out_end(w);
-	free(idx);
-	free(sidx);
 	etable_free(t);
 }
 
@@ -133,37 +209,64 @@ static bool idx_of(const msgpack_object *m, const char *key, uint32_t n, uint32_
 	return true;
 }
 
-/* The optional "shared" array of a writes record. */
-static bool read_shared(const struct record *rec, const struct expr **nodes, uint32_t ne,
-                        struct arena *a, struct sym_writes *r)
+/* The "op" and "cmp" of an entry of "atomics" or "shared_atomics"
+ * (atomic) or of "writes" or "shared" (neither may be there). */
+static bool read_op(const msgpack_object *m, bool atomic, const struct expr **nodes, uint32_t ne,
+                    uint8_t *op, const struct expr **cmp)
 {
-	bool ok = true;
-	r->shared_bytes = rec_u64_opt(rec, "shared_bytes", 0, &ok);
-	const msgpack_object *sh = rec_get(rec, "shared");
-	if (!ok)
+	const msgpack_object *o = obj_get(m, "op");
+	char name[16] = "";
+	*op = SA_NONE;
+	*cmp = NULL;
+	if (!atomic)
+		return !o && !obj_get(m, "cmp");
+	if (!o || o->type != MSGPACK_OBJECT_STR || o->via.str.size >= sizeof name)
 		return false;
+	memcpy(name, o->via.str.ptr, o->via.str.size);
+	if ((*op = (uint8_t)sym_atom_parse(name)) == SA_NONE)
+		return false;
+	uint32_t c;
+	if (obj_get(m, "cmp")) {
+		if (!idx_of(m, "cmp", ne, &c))
+			return false;
+		*cmp = nodes[c];
+	}
+	return (*op == SA_CAS) == (*cmp != NULL);
+}
+
+/* The shared stores ("shared", or "shared_atomics" when atomic). */
+static bool read_shared(const struct record *rec, const char *key, bool atomic,
+                        const struct expr **nodes, uint32_t ne, struct arena *a,
+                        struct sym_shwrite **out, uint32_t *nout)
+{
+	const msgpack_object *sh = rec_get(rec, key);
+	*out = NULL;
+	*nout = 0;
 	if (!sh)
 		return true;
 	if (sh->type != MSGPACK_OBJECT_ARRAY) {
-		rec_error(rec, "field 'shared' is not an array");
+		rec_error(rec, "field '%s' is not an array", key);
 		return false;
 	}
 	uint32_t n = sh->via.array.size;
-	r->shared = ARENA_NEWN(a, struct sym_shwrite, n ? n : 1);
-	r->nshared = n;
+	*out = ARENA_NEWN(a, struct sym_shwrite, n ? n : 1);
+	*nout = n;
 	for (uint32_t i = 0; i < n; i++) {
 		const msgpack_object *m = &sh->via.array.ptr[i];
-		struct sym_shwrite *x = &r->shared[i];
+		struct sym_shwrite *x = &(*out)[i];
 		uint32_t d, ad, v;
 		uint64_t seq = 0, ep = 0, sub = 0, line = 0, sl = 0;
+		uint8_t op;
+		const struct expr *cmp;
 		const msgpack_object *ty = obj_get(m, "type");
 		char tname[16] = "";
 		if (ty && ty->type == MSGPACK_OBJECT_STR && ty->via.str.size < sizeof tname)
 			memcpy(tname, ty->via.str.ptr, ty->via.str.size);
 		if (!idx_of(m, "dom", ne, &d) || !idx_of(m, "addr", ne, &ad) || !idx_of(m, "val", ne, &v) ||
 		    (x->et = etype_parse(tname)) == ET_NONE || !obj_u64(obj_get(m, "epoch"), &ep) ||
-		    ep >= SYM_SH_EPOCH_MAX) {
-			rec_error(rec, "shared write %u is malformed (dom, addr, val, type, epoch)", i);
+		    ep >= SYM_SH_EPOCH_MAX || !read_op(m, atomic, nodes, ne, &op, &cmp)) {
+			rec_error(rec, "%s entry %u is malformed (dom, addr, val, type, epoch%s)", key, i,
+			          atomic ? ", op, cmp" : "");
 			return false;
 		}
 		obj_u64(obj_get(m, "seq"), &seq);
@@ -171,14 +274,68 @@ static bool read_shared(const struct record *rec, const struct expr **nodes, uin
 		obj_u64(obj_get(m, "line"), &line);
 		obj_u64(obj_get(m, "src_line"), &sl);
 		if (sub >> SYM_SH_SUB_BITS) {
-			rec_error(rec, "shared write %u: warp epoch %llu too large", i, (unsigned long long)sub);
+			rec_error(rec, "%s entry %u: warp epoch %llu too large", key, i, (unsigned long long)sub);
 			return false;
 		}
 		*x = (struct sym_shwrite){ nodes[d], nodes[ad], nodes[v], x->et, (uint32_t)seq, (uint32_t)ep,
-		                           (uint32_t)sub, (uint32_t)line, (uint32_t)sl };
+		                           (uint32_t)sub, (uint32_t)line, (uint32_t)sl, op, cmp };
 		if (SORT_KIND(x->dom->sort) != SK_BOOL || x->addr->sort != SORT_BV(64) ||
-		    x->val->sort != etype_sort(x->et)) {
-			rec_error(rec, "shared write %u: expressions of the wrong sort", i);
+		    x->val->sort != etype_sort(x->et) || (cmp && cmp->sort != x->val->sort)) {
+			rec_error(rec, "%s entry %u: expressions of the wrong sort", key, i);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The global writes ("writes", or "atomics" when atomic). */
+static bool read_wlist(const struct record *rec, const char *key, bool atomic,
+                       const struct expr **nodes, uint32_t ne, struct arena *a,
+                       struct sym_write **out, uint32_t *nout)
+{
+	const msgpack_object *ws = rec_get(rec, key);
+	*out = NULL;
+	*nout = 0;
+	if (!ws)
+		return true;
+	if (ws->type != MSGPACK_OBJECT_ARRAY) {
+		rec_error(rec, "field '%s' is not an array", key);
+		return false;
+	}
+	uint32_t nw = ws->via.array.size;
+	*out = ARENA_NEWN(a, struct sym_write, nw ? nw : 1);
+	*nout = nw;
+	for (uint32_t i = 0; i < nw; i++) {
+		const msgpack_object *m = &ws->via.array.ptr[i];
+		struct sym_write *x = &(*out)[i];
+		uint32_t d, ad, v;
+		uint64_t value, seq = 0, line = 0, sl = 0;
+		const msgpack_object *ty = obj_get(m, "type");
+		char tname[16] = "";
+		if (ty && ty->type == MSGPACK_OBJECT_STR && ty->via.str.size < sizeof tname)
+			memcpy(tname, ty->via.str.ptr, ty->via.str.size);
+		if (!obj_u64(obj_get(m, "value"), &value) || value > UINT32_MAX ||
+		    !idx_of(m, "dom", ne, &d) || !idx_of(m, "addr", ne, &ad) || !idx_of(m, "val", ne, &v) ||
+		    (x->et = etype_parse(tname)) == ET_NONE || !read_op(m, atomic, nodes, ne, &x->op, &x->cmp)) {
+			if (atomic)
+				rec_error(rec, "atomic %u is malformed (value, dom, addr, val, type, op, cmp)", i);
+			else
+				rec_error(rec, "write %u is malformed (value, dom, addr, val, type)", i);
+			return false;
+		}
+		obj_u64(obj_get(m, "seq"), &seq);
+		obj_u64(obj_get(m, "line"), &line);
+		obj_u64(obj_get(m, "src_line"), &sl);
+		x->value = (uint32_t)value;
+		x->dom = nodes[d];
+		x->addr = nodes[ad];
+		x->val = nodes[v];
+		x->seq = (uint32_t)seq;
+		x->line = (uint32_t)line;
+		x->src_line = (uint32_t)sl;
+		if (SORT_KIND(x->dom->sort) != SK_BOOL || x->addr->sort != SORT_BV(64) ||
+		    x->val->sort != etype_sort(x->et) || (x->cmp && x->cmp->sort != x->val->sort)) {
+			rec_error(rec, "%s %u: expressions of the wrong sort", atomic ? "atomic" : "write", i);
 			return false;
 		}
 	}
@@ -193,12 +350,13 @@ bool sym_read_writes(const struct record *rec, struct ectx *cx, struct arena *a,
 	r->prog = (uint32_t)rec_u64(rec, "prog", &ok);
 	r->kernel = rec_str(rec, "kernel", a, &ok);
 	r->bundles = (uint32_t)rec_u64_opt(rec, "bundles", 0, &ok);
+	r->shared_bytes = rec_u64_opt(rec, "shared_bytes", 0, &ok);
 	const msgpack_object *ms = rec_get(rec, "ms");
 	if (ms)
 		obj_f64(ms, &r->ms);
 	const msgpack_object *ex = rec_get(rec, "exprs");
 	uint32_t nw;
-	const msgpack_object *ws = rec_array(rec, "writes", &nw, &ok);
+	rec_array(rec, "writes", &nw, &ok);
 	if (!ok)
 		return false;
 	if (!ex) {
@@ -212,40 +370,10 @@ bool sym_read_writes(const struct record *rec, struct ectx *cx, struct arena *a,
 		rec_error(rec, "exprs: %s", err);
 		return false;
 	}
-	r->writes = ARENA_NEWN(a, struct sym_write, nw);
-	r->nwrites = nw;
-	for (uint32_t i = 0; i < nw; i++) {
-		const msgpack_object *m = &ws[i];
-		struct sym_write *x = &r->writes[i];
-		uint32_t d, ad, v;
-		uint64_t value, seq = 0, line = 0, sl = 0;
-		const msgpack_object *ty = obj_get(m, "type");
-		char tname[16] = "";
-		if (ty && ty->type == MSGPACK_OBJECT_STR && ty->via.str.size < sizeof tname)
-			memcpy(tname, ty->via.str.ptr, ty->via.str.size);
-		if (!obj_u64(obj_get(m, "value"), &value) || value > UINT32_MAX ||
-		    !idx_of(m, "dom", ne, &d) || !idx_of(m, "addr", ne, &ad) || !idx_of(m, "val", ne, &v) ||
-		    (x->et = etype_parse(tname)) == ET_NONE) {
-			rec_error(rec, "write %u is malformed (value, dom, addr, val, type)", i);
-			return false;
-		}
-		obj_u64(obj_get(m, "seq"), &seq);
-		obj_u64(obj_get(m, "line"), &line);
-		obj_u64(obj_get(m, "src_line"), &sl);
-		x->value = (uint32_t)value;
-		x->dom = nodes[d];
-		x->addr = nodes[ad];
-		x->val = nodes[v];
-		x->seq = (uint32_t)seq;
-		x->line = (uint32_t)line;
-		x->src_line = (uint32_t)sl;
-		if (SORT_KIND(x->dom->sort) != SK_BOOL || x->addr->sort != SORT_BV(64) ||
-		    x->val->sort != etype_sort(x->et)) {
-			rec_error(rec, "write %u: expressions of the wrong sort", i);
-			return false;
-		}
-	}
-	return read_shared(rec, nodes, ne, a, r);
+	return read_wlist(rec, "writes", false, nodes, ne, a, &r->writes, &r->nwrites) &&
+	       read_wlist(rec, "atomics", true, nodes, ne, a, &r->atomics, &r->natomics) &&
+	       read_shared(rec, "shared", false, nodes, ne, a, &r->shared, &r->nshared) &&
+	       read_shared(rec, "shared_atomics", true, nodes, ne, a, &r->shatomics, &r->nshatomics);
 }
 
 bool sym_read_finding(const struct record *rec, struct arena *a, struct sym_finding *r)

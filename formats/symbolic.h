@@ -5,7 +5,10 @@
  *              the symbolic thread (TID/CTAID) and LOAD leaves (space = the
  *              value id read, byte offset); addr is a byte offset into the
  *              written value; for one thread, the write with the larger seq
- *              wins.
+ *              wins.  Atomic contributions (atom, red) are writes with an
+ *              operation (op != SA_NONE): the location ends up holding its
+ *              value before the launch combined by op with the val of every
+ *              thread whose dom and addr hit it, in any order.
  * finding      a violation of the CUDA model found while executing a launch
  * unsupported  a launch dexec could not execute (with the reason)
  */
@@ -18,6 +21,19 @@
 #include "expr.h"
 #include "stream.h"
 
+/* The operation of an atomic contribution; SA_NONE for a plain store. */
+enum sym_atom_op {
+	SA_NONE = 0,
+	SA_ADD, SA_MIN, SA_MAX,      /* reals, or bitvectors (signedness from the type) */
+	SA_AND, SA_OR, SA_XOR,       /* bitvectors */
+	SA_EXCH,                     /* the last one wins: order-dependent unless all agree */
+	SA_INC, SA_DEC,              /* atom.inc/dec: val is the bound */
+	SA_CAS,                      /* compare cmp, swap in val */
+	SA__COUNT
+};
+const char *sym_atom_name(enum sym_atom_op op);      /* "add", ...; "" for SA_NONE */
+enum sym_atom_op sym_atom_parse(const char *name);   /* SA_NONE if unknown */
+
 struct sym_write {
 	uint32_t value;              /* the value (buffer version) written */
 	const struct expr *dom;      /* bool: which threads perform it */
@@ -27,6 +43,8 @@ struct sym_write {
 	uint32_t seq;                /* program order within a thread */
 	uint32_t line;               /* PTX line of the store */
 	uint32_t src_line;           /* .cu line, 0 if unknown */
+	uint8_t op;                  /* enum sym_atom_op: SA_NONE for a plain store */
+	const struct expr *cmp;      /* SA_CAS: the compare operand; else NULL */
 };
 
 /* A store to shared memory (paper 3.3.3): addr is a byte offset in the
@@ -40,6 +58,8 @@ struct sym_shwrite {
 	uint32_t epoch;              /* barriers the writer passed before it */
 	uint32_t sub;                /* bar.warp.sync since that barrier */
 	uint32_t line, src_line;
+	uint8_t op;                  /* enum sym_atom_op (as in sym_write) */
+	const struct expr *cmp;
 };
 
 /* Loads of shared memory are LOAD leaves whose space names the launch and
@@ -65,6 +85,14 @@ struct sym_writes {                  /* "writes" */
 	uint64_t shared_bytes;       /* size of a block's shared window */
 	struct sym_shwrite *shared;
 	uint32_t nshared;
+	/* optional: atomic contributions (absent in old streams: none).  The
+	 * reader puts them here, apart from the plain writes; the writer also
+	 * takes them from writes/shared (entries with op != SA_NONE), where
+	 * dexec keeps them. */
+	struct sym_write *atomics;
+	uint32_t natomics;
+	struct sym_shwrite *shatomics;
+	uint32_t nshatomics;
 };
 
 struct sym_finding {                 /* "finding" */

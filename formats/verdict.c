@@ -3,6 +3,7 @@
  */
 #include "verdict.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const char *const lr_names[] = {
@@ -41,7 +42,11 @@ void vd_write_location(struct stream_out *w, const struct vd_location *r)
 	out_kstr(w, "type", etype_name(r->et));
 	out_kstr(w, "result", loc_result_name(r->result));
 	out_kstr(w, "how", loc_how_name(r->how));
-	out_kf64(w, "ms", r->ms);
+	out_ku64(w, "pos", r->pos);
+	if (r->has_ms)
+		out_kf64(w, "ms", r->ms);
+	if (r->unconfirmed)
+		out_kbool(w, "unconfirmed", true);
 	if (r->detail)
 		out_kstr(w, "detail", r->detail);
 	out_end(w);
@@ -98,6 +103,27 @@ void vd_write_verdict(struct stream_out *w, const struct vd_verdict *r)
 	out_ku64(w, "locations", r->locations);
 	out_kf64(w, "atol", r->atol);
 	out_kf64(w, "rtol", r->rtol);
+	if (r->order)
+		out_kstr(w, "order", r->order);
+	out_ku64(w, "seed", r->seed);
+	if (r->axioms)
+		out_kstr(w, "axioms", r->axioms);
+	out_ku64(w, "min_locations", r->min_locations);
+	if (r->stopped)
+		out_kstr(w, "stopped", r->stopped);
+	out_ku64(w, "structural", r->structural);
+	out_ku64(w, "screen", r->screen);
+	out_ku64(w, "smt", r->smt);
+	out_ku64(w, "unconfirmed", r->unconfirmed);
+	if (r->sharded) {
+		char buf[32];
+		snprintf(buf, sizeof buf, "%u/%u", r->shard, r->nshards);
+		out_kstr(w, "shard", buf);
+	}
+	if (r->has_estimate)
+		out_kf64(w, "estimate_s", r->estimate_s);
+	if (r->has_elapsed)
+		out_kf64(w, "elapsed_s", r->elapsed_s);
 	out_kstr(w, "message", r->message ? r->message : "");
 	out_end(w);
 }
@@ -138,9 +164,13 @@ bool vd_read_location(const struct record *rec, struct arena *a, struct vd_locat
 	r->et = (enum etype)named(rec, "type", a, etype_parse_int, &ok);
 	r->result = (enum loc_result)named(rec, "result", a, loc_result_parse, &ok);
 	r->how = (enum loc_how)named(rec, "how", a, loc_how_parse, &ok);
-	const msgpack_object *ms = rec_get(rec, "ms");
-	if (ms)
-		obj_f64(ms, &r->ms);
+	const msgpack_object *x = rec_get(rec, "ms");
+	if (x)
+		r->has_ms = obj_f64(x, &r->ms);
+	if ((x = rec_get(rec, "pos")))
+		r->has_pos = obj_u64(x, &r->pos);
+	if ((x = rec_get(rec, "unconfirmed")) && x->type == MSGPACK_OBJECT_BOOLEAN)
+		r->unconfirmed = x->via.boolean;
 	r->detail = rec_str_opt(rec, "detail", a, &ok);
 	if (ok && out > UINT32_MAX) {
 		rec_error(rec, "field 'output' out of range");
@@ -227,5 +257,31 @@ bool vd_read_verdict(const struct record *rec, struct arena *a, struct vd_verdic
 	r->atol = (x = rec_get(rec, "atol")) && obj_f64(x, &r->atol) ? r->atol : 1e-2;
 	r->rtol = (x = rec_get(rec, "rtol")) && obj_f64(x, &r->rtol) ? r->rtol : 1e-2;
 	r->message = rec_str_opt(rec, "message", a, &ok);
+	r->order = rec_str_opt(rec, "order", a, &ok);
+	r->seed = rec_u64_opt(rec, "seed", 0, &ok);
+	r->axioms = rec_str_opt(rec, "axioms", a, &ok);
+	r->min_locations = rec_u64_opt(rec, "min_locations", 0, &ok);
+	r->stopped = rec_str_opt(rec, "stopped", a, &ok);
+	r->structural = rec_u64_opt(rec, "structural", 0, &ok);
+	r->screen = rec_u64_opt(rec, "screen", 0, &ok);
+	r->smt = rec_u64_opt(rec, "smt", 0, &ok);
+	r->unconfirmed = rec_u64_opt(rec, "unconfirmed", 0, &ok);
+	const char *sh = rec_str_opt(rec, "shard", a, &ok);
+	if (sh) {
+		unsigned i, n;
+		char end;
+		if (sscanf(sh, "%u/%u%c", &i, &n, &end) != 2 || n == 0 || i >= n) {
+			rec_error(rec, "field 'shard': bad value '%s' (I/N with I < N)", sh);
+			ok = false;
+		} else {
+			r->sharded = true;
+			r->shard = i;
+			r->nshards = n;
+		}
+	}
+	if ((x = rec_get(rec, "estimate_s")))
+		r->has_estimate = obj_f64(x, &r->estimate_s);
+	if ((x = rec_get(rec, "elapsed_s")))
+		r->has_elapsed = obj_f64(x, &r->elapsed_s);
 	return ok;
 }

@@ -38,7 +38,11 @@ struct vd_location {                 /* "location" */
 	enum loc_result result;
 	enum loc_how how;
 	double ms;                       /* time spent on the location */
+	bool has_ms;                     /* write ms (dcheck --timing) */
 	const char *detail;              /* NULL or a sentence for people */
+	uint64_t pos;                    /* position in the checking order */
+	bool has_pos;                    /* reader: pos was present */
+	bool unconfirmed;                /* solver: differs, but no witness confirmed */
 };
 
 struct vd_input {                    /* one input element of a witness */
@@ -77,6 +81,20 @@ struct vd_verdict {                  /* "verdict" */
 	uint64_t locations;              /* locations in all outputs */
 	double atol, rtol;
 	const char *message;
+	/* optional (absent from old streams: NULL, 0, false) */
+	const char *order;               /* "heuristic", "sequential", "random" */
+	uint64_t seed;
+	const char *axioms;              /* "gelu-tanh,fast-math", "none" */
+	uint64_t min_locations;          /* decided locations required */
+	const char *stopped;             /* "first-bug", "budget", "max-locations", "all" */
+	uint64_t structural, screen, smt;  /* locations decided by each path */
+	uint64_t unconfirmed;            /* solver differences without a confirmed witness */
+	bool sharded;
+	uint32_t shard, nshards;         /* this stream checked positions = shard mod nshards */
+	bool has_estimate;
+	double estimate_s;               /* estimated seconds to check every location */
+	bool has_elapsed;
+	double elapsed_s;                /* seconds the check took */
 };
 
 void vd_write_location(struct stream_out *w, const struct vd_location *r);

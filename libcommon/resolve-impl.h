@@ -1,7 +1,8 @@
 /*
  * resolve-impl.h: internals shared by the files that implement resolve.h
  * (resolve.c: values and memo; resolve-inv.c: inverting one write;
- * resolve-lin.c: affine views of addresses).  Nothing else includes it.
+ * resolve-lin.c: affine views of addresses; resolve-shared.c: shared
+ * memory; resolve-atomic.c: atomics).  Nothing else includes it.
  */
 #ifndef DIRIGO_RESOLVE_IMPL_H
 #define DIRIGO_RESOLVE_IMPL_H
@@ -60,5 +61,33 @@ int shared_writer(const struct sym_state *st, struct ectx *cx, struct smt *smt, 
                   const struct expr *load, const uint32_t tid[3], const uint32_t ctaid[3],
                   const struct sym_shwrite **w, uint32_t wtid[3], uint32_t *launch, uint64_t *off,
                   struct resolve_info *acc);
+
+/* resolve.c, for resolve-atomic.c: the resolver's expressions and
+ * state; x at a thread with its loads resolved (NULL when one is
+ * unknown); the contents of value v at off before the launch that
+ * defines it (its previous version, or UNDEF with RI_UNINIT); a shared
+ * LOAD at a thread from the plain shared writes alone. */
+struct ectx *rs_cx(const struct resolver *r);
+const struct sym_state *rs_state(const struct resolver *r);
+const struct expr *rs_at_thread(struct resolver *r, const struct expr *x, const uint32_t tid[3],
+                                const uint32_t ctaid[3], unsigned depth, struct resolve_info *acc);
+const struct expr *rs_before(struct resolver *r, uint32_t v, uint64_t off, enum etype et,
+                             unsigned depth, struct resolve_info *acc);
+const struct expr *rs_shared_plain(struct resolver *r, const struct expr *load, const uint32_t tid[3],
+                                   const uint32_t ctaid[3], unsigned depth, struct resolve_info *acc);
+
+/* Atomics (resolve-atomic.c).  The contents of value v (defined by a
+ * launch) at off read as et, if atomics of the launch reach it: the
+ * contents before the launch combined with every contribution.  Returns
+ * 0 when no atomic reaches the location, 1 with *out (NULL when unknown:
+ * the reason is in acc), -1 after ri_fail when that cannot be decided. */
+int atomic_global(struct resolver *r, uint32_t v, uint64_t off, enum etype et, unsigned depth,
+                  struct resolve_info *acc, const struct expr **out);
+/* The same for a shared LOAD leaf read by thread (tid, ctaid): the
+ * atomics of the block in one earlier epoch combined with what the
+ * location held when that epoch began. */
+int atomic_shared(struct resolver *r, const struct expr *load, const uint32_t tid[3],
+                  const uint32_t ctaid[3], unsigned depth, struct resolve_info *acc,
+                  const struct expr **out);
 
 #endif

@@ -9,7 +9,9 @@
  * in the thread coordinates with a mixed-radix shape (4*(256*ctaid.x +
  * tid.x) + c), so resolve-lin.c inverts them directly and the solver is
  * asked only when that fails.  The written value at the thread has its
- * loads (now at constant offsets) resolved recursively.
+ * loads (now at constant offsets) resolved recursively.  Atomic
+ * contributions (atom, red) are combined with the value before the launch
+ * by resolve-atomic.c.
  */
 #include "resolve.h"
 #include "resolve-impl.h"
@@ -128,6 +130,11 @@ enum etype resolver_value_etype(const struct resolver *r, uint32_t v)
 		const struct obl_value *val = &r->o->values.items[v];
 		if (val->def == VD_LAUNCH && r->wstart[v] < r->wstart[v + 1])
 			return r->wl[r->wstart[v]]->et;
+		const struct sym_writes *ws = val->def == VD_LAUNCH && r->st->by_launch ?
+		                              r->st->by_launch[val->launch] : NULL;
+		for (uint32_t i = 0; ws && i < ws->natomics; i++)
+			if (ws->atomics[i].value == v)
+				return ws->atomics[i].et;
 		v = val->def == VD_COPY ? val->src : val->prev;
 	}
 	return ET_NONE;
@@ -229,26 +236,40 @@ static const struct expr *at_thread(struct resolver *r, const struct expr *x,
 static const struct expr *uninit(struct resolver *r, uint32_t v, uint64_t off, enum etype et,
                                   struct resolve_info *acc);
 
-/* A shared-memory LOAD read by thread t: the value its writer left
- * (resolve-shared.c), or UNDEF with RI_UNINIT (uninit_value names the
- * launch's shared space) when no thread of the block wrote it. */
-static const struct expr *res_shared(struct at_thread *t, const struct expr *e)
+/* A shared-memory LOAD read by thread (tid, ctaid) when no atomic
+ * reaches it: the value its writer left (resolve-shared.c), or UNDEF
+ * with RI_UNINIT (uninit_value names the launch's shared space) when no
+ * thread of the block wrote it. */
+const struct expr *rs_shared_plain(struct resolver *r, const struct expr *e, const uint32_t tid[3],
+                                   const uint32_t ctaid[3], unsigned depth, struct resolve_info *acc)
 {
-	struct resolver *r = t->r;
 	const struct sym_shwrite *w;
 	uint32_t wtid[3], launch;
 	uint64_t off;
-	if (t->depth + 1 > r->lim.max_depth) {
-		ri_fail(t->acc, RI_TOO_BIG, "resolution nested deeper than %u elements", r->lim.max_depth);
+	if (depth + 1 > r->lim.max_depth) {
+		ri_fail(acc, RI_TOO_BIG, "resolution nested deeper than %u elements", r->lim.max_depth);
 		return NULL;
 	}
-	int k = shared_writer(r->st, r->cx, r->smt, r->lim.max_enum, e, t->tid, t->ctaid, &w, wtid,
-	                      &launch, &off, t->acc);
+	int k = shared_writer(r->st, r->cx, r->smt, r->lim.max_enum, e, tid, ctaid, &w, wtid,
+	                      &launch, &off, acc);
 	if (k < 0)
 		return NULL;
 	if (k == 0)
-		return uninit(r, SYM_SHARED_SPACE(launch), off, (enum etype)e->et, t->acc);
-	return at_thread(r, w->val, wtid, t->ctaid, t->depth + 1, t->acc);
+		return uninit(r, SYM_SHARED_SPACE(launch), off, (enum etype)e->et, acc);
+	return at_thread(r, w->val, wtid, ctaid, depth + 1, acc);
+}
+
+/* A shared-memory LOAD read by thread t: combined with the atomics of
+ * the block that reach it (resolve-atomic.c), else as rs_shared_plain. */
+static const struct expr *res_shared(struct at_thread *t, const struct expr *e)
+{
+	const struct expr *x;
+	int k = atomic_shared(t->r, e, t->tid, t->ctaid, t->depth, t->acc, &x);
+	if (k < 0)
+		return NULL;
+	if (k > 0)
+		return x;
+	return rs_shared_plain(t->r, e, t->tid, t->ctaid, t->depth, t->acc);
 }
 
 static const struct expr *thread_leaf(struct ectx *cx, const struct expr *e, void *user)
@@ -306,6 +327,22 @@ static const struct expr *at_thread(struct resolver *r, const struct expr *x,
 	return t.failed ? NULL : e;
 }
 
+const struct expr *rs_at_thread(struct resolver *r, const struct expr *x, const uint32_t tid[3],
+                                const uint32_t ctaid[3], unsigned depth, struct resolve_info *acc)
+{
+	return at_thread(r, x, tid, ctaid, depth, acc);
+}
+
+struct ectx *rs_cx(const struct resolver *r)
+{
+	return r->cx;
+}
+
+const struct sym_state *rs_state(const struct resolver *r)
+{
+	return r->st;
+}
+
 static const struct expr *uninit(struct resolver *r, uint32_t v, uint64_t off, enum etype et,
                                   struct resolve_info *acc)
 {
@@ -315,6 +352,13 @@ static const struct expr *uninit(struct resolver *r, uint32_t v, uint64_t off, e
 	}
 	acc->flags |= RI_UNINIT;
 	return e_undef(r->cx, etype_sort(et));
+}
+
+const struct expr *rs_before(struct resolver *r, uint32_t v, uint64_t off, enum etype et,
+                             unsigned depth, struct resolve_info *acc)
+{
+	uint32_t prev = r->o->values.items[v].prev, wr;
+	return prev == NO_VALUE ? uninit(r, v, off, et, acc) : res(r, prev, off, et, depth + 1, acc, &wr);
 }
 
 /* ---- launches ------------------------------------------------------------------ */
@@ -428,6 +472,19 @@ static int res_launch(struct resolver *r, uint32_t v, uint64_t off, enum etype e
 			m[nm].w = r->wl[wi];
 			m[nm].wi = wi;
 		}
+	}
+	const struct expr *ae;
+	int ka = atomic_global(r, v, off, et, depth, acc, &ae);
+	if (ka < 0)
+		return -1;
+	if (ka > 0) {
+		if (nm) {
+			ri_fail(acc, RI_UNSUPPORTED, "launch %u (%s) stores to value %u byte %llu both "
+			        "atomically and plainly", l, ln->kernel, v, (unsigned long long)off);
+			return -1;
+		}
+		*out = ae;
+		return 1;
 	}
 	if (!nm)
 		return 0;

@@ -18,11 +18,17 @@ if [ "$1" = --quiet ]; then
 	echo "dirigo: missing packages:$need (run 'make deps')" >&2
 	exit 1
 fi
+# The torch recorder (dtrace-cuda/python) needs a python3 that imports torch.
+# Debian's python3-torch (CPU, 1.13) is a ~50 MB download into the system
+# python3; PyPI's torch 2.x wheel is ~900 MB plus ~2.5 GB of CUDA wheels.
+# Not needed to compile, so --quiet does not ask for it; tests skip without it.
+"$(dirname "$0")/../dtrace-cuda/python/dirigo-python" >/dev/null 2>&1 || \
+	need="$need python3-torch python3-numpy python3-msgpack"
 if [ -n "$need" ]; then
 	echo "dirigo: installing$need" >&2
 	SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
 	$SUDO apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $need >/dev/null
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $need >/dev/null
 fi
 command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || \
 	echo "dirigo: warning: nvcc not found; tests that compile CUDA programs will be skipped" >&2

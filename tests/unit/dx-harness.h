@@ -7,6 +7,7 @@
  * file of dexec is added here once.
  */
 #include "../../dexec/exec.c"
+#include "../../dexec/atomic.c"
 #include "../../dexec/instr.c"
 #include "../../dexec/mem.c"
 #include "../../dexec/operand.c"

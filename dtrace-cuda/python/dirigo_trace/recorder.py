@@ -1,0 +1,298 @@
+"""recorder: a TorchDispatchMode that writes torch records of a dirigo trace.
+
+Record layouts are in dirigo-trace(5), section TORCH RECORDS, and in
+formats/torch.h.  In short:
+
+  tensor   a tensor value: a view (shape, stride, offset, dtype) of one
+           version of one storage; ids name values, so a value never changes
+  tinput   a tensor the program starts from: an input, a parameter, a buffer
+           or a constant, with its bytes when small
+  op       one aten call: every schema argument by name, the result tensors,
+           and the tensors it wrote in place (new versions of their storage)
+  toutput  a tensor the program returns
+  tunsupported  the op that makes the program unsupported (random, data-
+           dependent), after which recording stops
+
+Storage versions: an op that writes a storage in place (an argument whose
+schema says Tensor(a!)) makes a new version of it; a view taken afterwards
+names the new version.  A result that is not an alias gets a new storage
+even where the allocator reuses an address.
+"""
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+DTYPES = {
+    torch.float32: "f32", torch.float64: "f64", torch.float16: "f16",
+    torch.bfloat16: "bf16", torch.int64: "s64", torch.int32: "s32",
+    torch.int16: "s16", torch.int8: "s8", torch.uint8: "u8", torch.bool: "u8",
+}
+
+# Ops whose results are random: the program is unsupported.
+RANDOM_OPS = {
+    "rand", "randn", "randint", "rand_like", "randn_like", "randint_like",
+    "randperm", "bernoulli", "bernoulli_", "normal", "normal_", "uniform_",
+    "exponential_", "multinomial", "poisson", "cauchy_", "geometric_",
+    "log_normal_", "random_", "rrelu_with_noise", "rrelu_with_noise_",
+}
+DROPOUT_OPS = {"native_dropout", "dropout", "dropout_", "feature_dropout",
+               "alpha_dropout", "feature_alpha_dropout"}
+# Ops that move tensor values into Python or make shapes depend on data.
+DATA_DEPENDENT_OPS = {"_local_scalar_dense", "nonzero", "masked_select",
+                      "_unique2", "unique_dim", "unique_consecutive",
+                      "item", "equal", "is_nonzero"}
+
+
+# Arguments some ops write in place although their schema does not say so
+# (torch 1.x native_batch_norm updates the running statistics in training).
+HIDDEN_WRITES = {
+    "native_batch_norm": ("running_mean", "running_var"),
+    "cudnn_batch_norm": ("running_mean", "running_var"),
+    "miopen_batch_norm": ("running_mean", "running_var"),
+}
+
+
+class Unsupported(Exception):
+    """The program does something dirigo cannot model; op names the aten op."""
+
+    def __init__(self, op, message):
+        super().__init__(message)
+        self.op = op
+        self.message = message
+
+
+def op_name(func):
+    """"aten::add.Tensor" for aten.add.Tensor, "aten::relu" for the default."""
+    s = func._schema
+    return s.name + ("." + s.overload_name if s.overload_name else "")
+
+
+def dtype_name(dt):
+    return DTYPES.get(dt, str(dt).replace("torch.", ""))
+
+
+def tensor_bytes(t):
+    """The tensor's elements in row-major order, as bytes of its dtype."""
+    c = t.detach().contiguous().cpu()
+    if c.dtype == torch.bfloat16:
+        c = c.view(torch.int16)
+    elif c.dtype == torch.bool:
+        c = c.to(torch.uint8)
+    return c.numpy().tobytes()
+
+
+def fnv1a64(b):
+    h = 0xcbf29ce484222325
+    for x in b:
+        h = ((h ^ x) * 0x100000001b3) & 0xffffffffffffffff
+    return "%016x" % h
+
+
+def storage_ptr(t):
+    try:
+        return t.untyped_storage().data_ptr()
+    except AttributeError:           # torch 1.x
+        return t.storage().data_ptr()
+
+
+class Recorder(TorchDispatchMode):
+    """Records every aten call made while it is active.
+
+    write: a callable given each record (a dict) in order.
+    max_data: inputs of at most this many bytes carry their bytes.
+    all_data: every tensor record carries its bytes (for tests).
+    """
+
+    def __init__(self, write, max_data=1 << 20, all_data=False):
+        super().__init__()
+        self.write = write
+        self.max_data = max_data
+        self.all_data = all_data
+        self.storages = {}      # data pointer -> [storage id, version]
+        self.values = {}        # (storage, version, offset, shape, stride, dtype) -> id
+        self.next_storage = 0
+        self.next_tensor = 0
+        self.seq = 0
+        self.busy = False
+
+    # ---- tensors ---------------------------------------------------------
+
+    def _new_storage(self, ptr):
+        self.storages[ptr] = [self.next_storage, 0]
+        self.next_storage += 1
+
+    def _bump(self, t):
+        ptr = storage_ptr(t)
+        if ptr not in self.storages or ptr == 0:
+            self._new_storage(ptr)
+        else:
+            self.storages[ptr][1] += 1
+
+    def tensor_id(self, t, fresh=False):
+        """The id of t's current value, writing its tensor record if new.
+        fresh: t's storage is new (an op's non-alias result)."""
+        ptr = storage_ptr(t)
+        if fresh or ptr not in self.storages or ptr == 0:
+            self._new_storage(ptr)
+        sid, ver = self.storages[ptr]
+        key = (sid, ver, t.storage_offset(), tuple(t.shape), tuple(t.stride()), t.dtype)
+        tid = self.values.get(key)
+        if tid is not None:
+            return tid
+        tid = self.next_tensor
+        self.next_tensor += 1
+        self.values[key] = tid
+        rec = {"t": "tensor", "tensor": tid, "storage": sid, "version": ver,
+               "dtype": dtype_name(t.dtype), "shape": list(t.shape),
+               "stride": list(t.stride()), "offset": t.storage_offset(),
+               "device": t.device.type}
+        if self.all_data:
+            rec["data"] = tensor_bytes(t)
+        self.write(rec)
+        return tid
+
+    def known(self, t):
+        return storage_ptr(t) in self.storages
+
+    def add_input(self, t, role, name, data=None):
+        """Declares t a tensor the program starts from (role: "input",
+        "param", "buffer" or "constant"); its bytes go with it when at most
+        max_data (always for constants)."""
+        tid = self.tensor_id(t, fresh=not self.known(t))
+        rec = {"t": "tinput", "tensor": tid, "role": role, "name": name}
+        nbytes = t.numel() * t.element_size()
+        if data is None and (role == "constant" or nbytes <= self.max_data):
+            data = tensor_bytes(t)
+        if data is not None:
+            rec["data"] = data
+            rec["hash"] = fnv1a64(data)
+        self.write(rec)
+        return tid
+
+    def add_output(self, t, name):
+        self.write({"t": "toutput", "tensor": self.tensor_id(t), "name": name})
+
+    # ---- arguments -------------------------------------------------------
+
+    def _arg_tensor(self, t):
+        if not self.known(t):
+            # Made outside any recorded op (a literal): a constant.
+            self.busy = True
+            try:
+                return self.add_input(t, "constant", "const%d" % self.next_tensor)
+            finally:
+                self.busy = False
+        return self.tensor_id(t)
+
+    def _encode(self, name, ty, v):
+        a = {"name": name}
+        if isinstance(v, torch.Tensor):
+            a["tensor"] = self._arg_tensor(v)
+        elif v is None:
+            a["none"] = True
+        elif isinstance(v, bool):
+            a["bool"] = v
+        elif isinstance(v, int):
+            a["int"] = v
+        elif isinstance(v, float):
+            a["float"] = v
+        elif isinstance(v, str):
+            a["str"] = v
+        elif isinstance(v, torch.dtype):
+            a["dtype"] = dtype_name(v)
+        elif isinstance(v, (list, tuple)):
+            if any(isinstance(x, torch.Tensor) for x in v) or ty.startswith("Tensor"):
+                a["tensors"] = [None if x is None else self._arg_tensor(x) for x in v]
+            elif all(isinstance(x, int) and not isinstance(x, bool) for x in v) \
+                    and not ty.startswith("float"):
+                a["ints"] = [int(x) for x in v]
+            elif all(isinstance(x, bool) for x in v):
+                a["bools"] = list(v)
+            else:
+                a["floats"] = [float(x) for x in v]
+        else:  # device, layout, memory format, ...
+            a["str"] = str(v)
+        return a
+
+    def _arguments(self, schema, args, kwargs):
+        """(name, schema type, value) of every schema argument, defaults filled."""
+        out = []
+        for i, a in enumerate(schema.arguments):
+            if not a.kwarg_only and i < len(args):
+                v = args[i]
+            elif a.name in kwargs:
+                v = kwargs[a.name]
+            elif a.default_value is not None or a.has_default_value():
+                v = a.default_value
+            else:
+                v = None
+            out.append((a, v))
+        return out
+
+    # ---- the mode --------------------------------------------------------
+
+    def _check_supported(self, func, named):
+        base = func._schema.name.split("::")[-1]
+        name = op_name(func)
+        if base in RANDOM_OPS:
+            raise Unsupported(name, "random op '%s'" % name)
+        if base in DROPOUT_OPS:
+            vals = {a.name: v for a, v in named}
+            p = vals.get("p", 0.0) or 0.0
+            train = vals.get("train", vals.get("training", True))
+            if train and p > 0:
+                raise Unsupported(name, "random op '%s' (dropout with p=%g in training mode)" % (name, p))
+        if base in DATA_DEPENDENT_OPS:
+            raise Unsupported(name, "data-dependent op '%s'" % name)
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if self.busy:
+            return func(*args, **kwargs)
+        schema = func._schema
+        named = self._arguments(schema, args, kwargs)
+        self._check_supported(func, named)
+        enc = [self._encode(a.name, str(a.type), v) for a, v in named]
+        self.busy = True
+        try:
+            result = func(*args, **kwargs)
+        finally:
+            self.busy = False
+        self.busy = True
+        try:
+            self._record(func, schema, named, enc, result)
+        finally:
+            self.busy = False
+        return result
+
+    def _record(self, func, schema, named, enc, result):
+        # Storages written in place: one new version each.
+        mutated = []
+        bumped = set()
+        hidden = HIDDEN_WRITES.get(schema.name.split("::")[-1], ())
+        training = any(a.name == "training" and v for a, v in named)
+        for a, v in named:
+            ai = a.alias_info
+            if not (ai is not None and ai.is_write) and not (training and a.name in hidden):
+                continue
+            ts = v if isinstance(v, (list, tuple)) else [v]
+            for t in ts:
+                if isinstance(t, torch.Tensor):
+                    ptr = storage_ptr(t)
+                    if ptr not in bumped:
+                        bumped.add(ptr)
+                        self._bump(t)
+                    mutated.append((a.name, t))
+        results = result if isinstance(result, (list, tuple)) else [result]
+        outs = []
+        for i, r in enumerate(results):
+            if not isinstance(r, torch.Tensor):
+                outs.append(None)
+                continue
+            ret = schema.returns[i] if i < len(schema.returns) else schema.returns[-1]
+            alias = ret.alias_info is not None and self.known(r)
+            outs.append(self.tensor_id(r, fresh=not alias))
+        rec = {"t": "op", "seq": self.seq, "op": op_name(func), "args": enc, "outs": outs}
+        if mutated:
+            rec["mutated"] = [{"arg": n, "tensor": self.tensor_id(t)} for n, t in mutated]
+        self.seq += 1
+        self.write(rec)

@@ -1,0 +1,31 @@
+#!/bin/sh
+# The program pairs of tests/cases/ with atomics (dexec/atomic.c,
+# libcommon/resolve-atomic.c): block sums with atomicAdd in global and in
+# shared memory, a float atomicMax through the compare-and-swap loop, a
+# wrong index, a used atomic result (unsupported), and an accumulator
+# never zeroed, whose sums read memory no one wrote ("uninit").
+. "$(dirname "$0")/test-lib.sh"
+. "$ROOT/tests/t/case-lib.sh"
+
+# An output that reads never-written memory: exit 1 and an uninit location.
+check_uninit_case() {   # DIR
+	name=$(basename "$1")
+	build_cuda "$1/ref.cu" "$name-ref" &&
+	build_cuda "$1/opt.cu" "$name-opt" &&
+	dtrace-cuda --no-gpu --name ref -o "$name-ref.trace" -- "./$name-ref" 2>"$name-ref.log" &&
+	dtrace-cuda --no-gpu --name opt -o "$name-opt.trace" -- "./$name-opt" 2>"$name-opt.log" &&
+	dmerge "$name-ref.trace" "$name-opt.trace" >"$name.obl" &&
+	dexec "$name.obl" >"$name.sym" || return 1
+	test_must_fail --status=1 dcheck "$name.sym" >"$name.ver" &&
+	dcat "$name.ver" >"$name.jsonl" &&
+	jq -s -e 'map(select(.t=="verdict"))[0] | .result == "buggy" and .uninit > 0' "$name.jsonl" >/dev/null
+}
+
+run_cases 'atomic-blocksum'
+run_cases 'atomic-index-bug'
+run_cases 'atomic-max-cas'
+run_cases 'atomic-shared-sum'
+run_cases 'atomic-result-used'
+test_expect_success 'atomic-blocksum-nomemset-bug: uninit' \
+	"check_uninit_case '$ROOT/tests/cases/atomic-blocksum-nomemset-bug'"
+test_done

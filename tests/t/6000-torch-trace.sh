@@ -1,0 +1,124 @@
+#!/bin/sh
+# The torch recorder (python3 -m dirigo_trace): trace the KernelBench-style
+# programs of tests/torch/ and check the torch records (dirigo-trace(5),
+# TORCH RECORDS) through dcat and jq.  Skipped without a python3 that
+# imports torch (make deps installs Debian's python3-torch).
+
+. "$(dirname "$0")/test-lib.sh"
+
+PY=$("$ROOT/dtrace-cuda/python/dirigo-python") || SKIP_ALL="no python3 that imports torch"
+command -v jq >/dev/null || SKIP_ALL="jq not found"
+PROGS=$ROOT/tests/torch
+
+# trace NAME [ARGS]: trace tests/torch/NAME.py into NAME.trace and NAME.json.
+trace() {
+	n=$1; shift
+	PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" -m dirigo_trace "$PROGS/$n.py" --out "$n.trace" "$@" &&
+	dcat "$n.trace" >"$n.json"
+}
+recs() { jq -c "$2" <"$1.json"; }
+
+if [ -n "${SKIP_ALL:-}" ]; then
+	test_skip "$SKIP_ALL"
+	test_done
+	exit
+fi
+
+test_expect_success 'conv2d+relu+bias: traced' '
+	trace conv2d_relu_bias &&
+	recs conv2d_relu_bias "select(.t==\"header\") | [.stream, .name, .version]" >actual &&
+	echo "[\"trace\",\"conv2d_relu_bias\",1]" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'conv2d+relu+bias: inputs and parameters with their data' '
+	recs conv2d_relu_bias "select(.t==\"tinput\") | [.role, .name, (.data != null), (.hash|length)]" >actual &&
+	cat >expect <<-\EOF &&
+	["input","arg0",true,16]
+	["param","bias",true,16]
+	["param","conv.weight",true,16]
+	["param","conv.bias",true,16]
+	EOF
+	test_cmp expect actual
+'
+
+test_expect_success 'conv2d+relu+bias: the ops, their attributes and the output' '
+	recs conv2d_relu_bias "select(.t==\"op\") | .op" >actual &&
+	printf "\"aten::convolution\"\n\"aten::relu\"\n\"aten::add.Tensor\"\n" >expect &&
+	test_cmp expect actual &&
+	recs conv2d_relu_bias "select(.op==\"aten::convolution\") | [.args[] | select(.name==\"stride\" or .name==\"groups\" or .name==\"transposed\")]" >actual &&
+	echo "[{\"name\":\"stride\",\"ints\":[1,1]},{\"name\":\"transposed\",\"bool\":false},{\"name\":\"groups\",\"int\":1}]" >expect &&
+	test_cmp expect actual &&
+	out=$(recs conv2d_relu_bias "select(.t==\"toutput\") | .tensor") &&
+	last=$(recs conv2d_relu_bias "select(.t==\"op\") | .outs[0]" | tail -n 1) &&
+	test "$out" = "$last" &&
+	recs conv2d_relu_bias "select(.t==\"tensor\" and .tensor==$out) | [.shape, .stride, .dtype]" >actual &&
+	echo "[[2,4,6,6],[144,36,6,1],\"f32\"]" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'gemm+gelu: linear becomes t, addmm; gelu keeps its approximation' '
+	trace gemm_gelu &&
+	recs gemm_gelu "select(.t==\"op\") | .op" >actual &&
+	printf "\"aten::t\"\n\"aten::addmm\"\n\"aten::mul.Tensor\"\n\"aten::gelu\"\n" >expect &&
+	test_cmp expect actual &&
+	recs gemm_gelu "select(.op==\"aten::gelu\") | .args[1]" >actual &&
+	echo "{\"name\":\"approximate\",\"str\":\"none\"}" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'batchnorm: training mode updates the running statistics in place' '
+	trace batchnorm &&
+	recs batchnorm "select(.op==\"aten::native_batch_norm\") | [(.args[] | select(.name==\"training\") | .bool), [.mutated[].arg]]" >actual &&
+	echo "[true,[\"running_mean\",\"running_var\"]]" >expect &&
+	test_cmp expect actual &&
+	rm=$(recs batchnorm "select(.t==\"tinput\" and .name==\"bn.running_mean\") | .tensor") &&
+	new=$(recs batchnorm "select(.op==\"aten::native_batch_norm\") | .mutated[0].tensor") &&
+	recs batchnorm "select(.t==\"tensor\" and (.tensor==$rm or .tensor==$new)) | [.storage, .version]" >actual &&
+	s=$(head -n 1 actual | jq ".[0]") &&
+	printf "[%s,0]\n[%s,1]\n" $s $s >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'maxpool+sum: views share the storage of what they view' '
+	trace maxpool_sum &&
+	recs maxpool_sum "select(.t==\"op\") | .op" >ops &&
+	grep -q "aten::max_pool2d_with_indices" ops &&
+	grep -q "aten::permute" ops &&
+	grep -q "aten::sum.dim_IntList" ops &&
+	pin=$(recs maxpool_sum "select(.op==\"aten::permute\") | .args[0].tensor") &&
+	pout=$(recs maxpool_sum "select(.op==\"aten::permute\") | .outs[0]") &&
+	recs maxpool_sum "select(.t==\"tensor\" and (.tensor==$pin or .tensor==$pout)) | .storage" | uniq >actual &&
+	test $(wc -l <actual) -eq 1 &&
+	recs maxpool_sum "select(.t==\"tensor\" and .tensor==$pout) | .stride" >actual &&
+	echo "[64,4,1,16]" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'every tensor a record names has its tensor record before' '
+	for n in conv2d_relu_bias gemm_gelu batchnorm maxpool_sum; do
+		jq -s "[foreach .[] as \$r ({}; if \$r.t == \"tensor\" then .[\$r.tensor|tostring] = true else . end; [\$r, .])]
+			| map(. as [\$r, \$seen] | [\$r.args[]?.tensor?, \$r.args[]?.tensors[]?, \$r.outs[]?,
+				\$r.mutated[]?.tensor, (if \$r.t == \"tinput\" or \$r.t == \"toutput\" then \$r.tensor else empty end)]
+				| map(select(. != null and (\$seen[tostring] | not))))
+			| add | length" $n.json >bad &&
+		echo 0 >zero && test_cmp zero bad || return 1
+	done
+'
+
+test_expect_success 'dropout in training mode: unsupported, exit 3, the op named' '
+	test_status 3 env PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" -m dirigo_trace \
+		"$PROGS/dropout.py" --out dropout.trace 2>err &&
+	grep "unsupported: random op .aten::bernoulli" err &&
+	dcat dropout.trace | jq -c "select(.t==\"tunsupported\" or .t==\"end\") | del(.message)" >actual &&
+	printf "{\"t\":\"tunsupported\",\"op\":\"aten::bernoulli_.float\"}\n{\"t\":\"end\",\"status\":3}\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'a file without Model: trouble, exit 2' '
+	echo "x = 1" >bad.py &&
+	test_status 2 env PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" -m dirigo_trace bad.py --out bad.trace 2>err &&
+	grep "defines no Model" err
+'
+
+test_done

@@ -1,0 +1,260 @@
+/*
+ * test-ops.c: the torch op semantics (libcommon/ops) against torch.
+ *
+ * tests/ops/gen.py runs small programs under the recorder in float64 with
+ * every tensor's bytes kept; for each recorded op this test binds the call,
+ * evaluates every element of every result that has a formula concretely
+ * (op_elem_value, f64) and compares with torch's bytes (1e-5 relative,
+ * 1e-9 absolute), and checks on a few elements that the symbolic formula
+ * (op_elem_expr, then e_eval) gives the same value: one definition, two
+ * back ends.  Without a python3 that imports torch the torch part is
+ * skipped; the checks that need no torch always run.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "expr.h"
+#include "ops/ops.h"
+#include "stream.h"
+#include "tap.h"
+#include "torch.h"
+
+#define MAXT 8192
+
+static struct torch_tensor *tensors[MAXT];
+
+static bool shape_of(void *user, uint32_t t, struct op_shape *s, enum etype *et)
+{
+	(void)user;
+	if (t >= MAXT || !tensors[t])
+		return false;
+	s->ndim = tensors[t]->ndim;
+	for (unsigned i = 0; i < s->ndim; i++)
+		s->dim[i] = tensors[t]->shape[i];
+	*et = tensors[t]->dtype;
+	return true;
+}
+
+static long double elem_of(const struct torch_tensor *t, uint64_t flat)
+{
+	const unsigned char *p = t->data;
+	switch (t->dtype) {
+	case ET_F64: { double d; memcpy(&d, p + 8 * flat, 8); return d; }
+	case ET_F32: { float f; memcpy(&f, p + 4 * flat, 4); return f; }
+	case ET_S64: { int64_t v; memcpy(&v, p + 8 * flat, 8); return (long double)v; }
+	case ET_U8: return p[flat];
+	default: return NAN;
+	}
+}
+
+struct ctx { const struct op_inst *in; };
+
+static long double val(void *user, unsigned k, uint64_t flat)
+{
+	struct ctx *c = user;
+	return elem_of(tensors[c->in->in_tensor[k]], flat);
+}
+
+static int64_t ival(void *user, unsigned k, uint64_t flat)
+{
+	return (int64_t)val(user, k, flat);
+}
+
+static const struct expr *sym(struct ectx *cx, void *user, unsigned k, uint64_t flat)
+{
+	(void)user;
+	return e_elem(cx, k, flat * 8, ET_F64);
+}
+
+static bool leafval(const struct expr *leaf, struct evalue *out, void *user)
+{
+	struct ctx *c = user;
+	if (leaf->op != EOP_ELEM)
+		return false;
+	memset(out, 0, sizeof *out);
+	out->r = elem_of(tensors[c->in->in_tensor[leaf->space]], leaf->off / 8);
+	return true;
+}
+
+/* ---- checks without torch ------------------------------------------------ */
+
+static void no_torch_checks(void)
+{
+	/* add.Tensor of [2,3] and [3], written by hand. */
+	static double a[6] = { 1, 2, 3, 4, 5, 6 }, b[3] = { 10, 20, 30 };
+	struct torch_tensor ta = { .tensor = 0, .dtype = ET_F64, .ndim = 2, .shape = { 2, 3 },
+	                           .data = a, .ndata = sizeof a };
+	struct torch_tensor tb = { .tensor = 1, .dtype = ET_F64, .ndim = 1, .shape = { 3 },
+	                           .data = b, .ndata = sizeof b };
+	struct torch_tensor tr = { .tensor = 2, .dtype = ET_F64, .ndim = 2, .shape = { 2, 3 } };
+	tensors[0] = &ta;
+	tensors[1] = &tb;
+	tensors[2] = &tr;
+	struct torch_arg args[3] = {
+		{ .name = "self", .kind = TARG_TENSOR, .tensor = 0 },
+		{ .name = "other", .kind = TARG_TENSOR, .tensor = 1 },
+		{ .name = "alpha", .kind = TARG_FLOAT, .f = 0.5 },
+	};
+	uint32_t outs[1] = { 2 };
+	struct torch_op call = { .op = "aten::add.Tensor", .args = args, .nargs = 3,
+	                         .outs = outs, .nouts = 1 };
+	struct op_inst in;
+	char err[200];
+	ok(op_bind(&call, shape_of, NULL, &in, err, sizeof err), "bind add.Tensor");
+	is_int(in.nres, 1, "one result");
+	struct ctx c = { &in };
+	struct op_leaves lv = { sym, val, ival, &c };
+	long double v = 0;
+	ok(op_elem_value(&in, 0, 4, EM_F64, &lv, &v) && v == 5 + 10, "add: element [1,1] = 5 + 0.5*20");
+	struct ectx *cx = ectx_new();
+	const struct expr *e = op_elem_expr(cx, &in, 0, 4, &lv);
+	struct evalue ev;
+	ok(e && e_eval(e, EM_F64, leafval, &c, &ev) && ev.r == v, "add: the expression agrees");
+	ectx_free(cx);
+	call.op = "aten::add_.Tensor";
+	ok(op_bind(&call, shape_of, NULL, &in, err, sizeof err), "in-place add_ binds as add");
+	tr.shape[1] = 4;
+	call.op = "aten::add.Tensor";
+	ok(!op_bind(&call, shape_of, NULL, &in, err, sizeof err) && strstr(err, "recorded shape"),
+	   "a recorded shape that disagrees is refused: %s", err);
+	call.op = "aten::frobnicate";
+	ok(!op_bind(&call, shape_of, NULL, &in, err, sizeof err) && strstr(err, "no semantics"),
+	   "an unknown op is refused: %s", err);
+	ok(op_known("aten::convolution") && op_known("aten::relu_") && !op_known("aten::relu__"),
+	   "op_known");
+	ok(op_is_layout("aten::permute") && !op_is_layout("aten::relu"), "op_is_layout");
+	memset(tensors, 0, sizeof tensors);
+}
+
+/* ---- against torch ------------------------------------------------------- */
+
+/* Ops recorded by gen.py that have no formula on purpose. */
+static bool no_formula(const char *op)
+{
+	return strcmp(op, "aten::empty.memory_format") == 0 || strcmp(op, "aten::empty_like") == 0;
+}
+
+static int run_gen(const char *out)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd,
+	         "P=$(dtrace-cuda/python/dirigo-python) || exit 77; "
+	         "\"$P\" tests/ops/gen.py '%s' >&2", out);
+	int st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+}
+
+int main(void)
+{
+	no_torch_checks();
+
+	char path[] = "/tmp/dirigo-test-ops-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0) {
+		ok(0, "temporary file");
+		return done_testing();
+	}
+	close(fd);
+	int st = run_gen(path);
+	if (st == 77) {
+		unlink(path);
+		printf("# skip: no python3 that imports torch (make deps installs python3-torch)\n");
+		return done_testing();
+	}
+	if (!ok(st == 0, "tests/ops/gen.py ran")) {
+		unlink(path);
+		return done_testing();
+	}
+	const char *paths[1] = { path };
+	struct stream_in *sin = stream_in_open(paths, 1);
+	struct record rec;
+	struct arena a;
+	arena_init(&a);
+	const char *cname = "?";
+	int nops = 0, nelems = 0, r;
+	struct ectx *cx = ectx_new();
+	while ((r = stream_in_next(sin, &rec)) == 1) {
+		if (strcmp(rec.type, "case") == 0) {
+			cname = obj_strdup(rec_get(&rec, "name"), &a);
+			continue;
+		}
+		if (strcmp(rec.type, "tensor") == 0) {
+			struct torch_tensor *t = ARENA_NEW(&a, struct torch_tensor);
+			if (!torch_read_tensor(&rec, &a, t) || t->tensor >= MAXT || !t->data) {
+				ok(0, "tensor record %zu reads", rec.index);
+				break;
+			}
+			tensors[t->tensor] = t;
+			continue;
+		}
+		if (strcmp(rec.type, "op") != 0)
+			continue;
+		struct torch_op call;
+		if (!ok(torch_read_op(&rec, &a, &call), "op record %zu reads", rec.index))
+			break;
+		if (no_formula(call.op))
+			continue;
+		struct op_inst in;
+		char err[300];
+		if (!ok(op_bind(&call, shape_of, NULL, &in, err, sizeof err), "%s: %s binds (%s)",
+		        cname, call.op, err))
+			continue;
+		struct ctx c = { &in };
+		struct op_leaves lv = { sym, val, ival, &c };
+		bool good = true;
+		int checked = 0;
+		char why[300] = "";
+		for (unsigned res = 0; res < in.nres && good; res++) {
+			uint32_t t = res < call.nouts ? call.outs[res] : call.muts[res - call.nouts].tensor;
+			if (in.res_formula[res] < 0 || t == TORCH_NO_TENSOR || !tensors[t])
+				continue;
+			uint64_t n = op_shape_numel(&in.res[res]);
+			for (uint64_t f = 0; f < n && good; f++) {
+				long double v, want = elem_of(tensors[t], f);
+				if (!op_elem_value(&in, res, f, EM_F64, &lv, &v)) {
+					snprintf(why, sizeof why, "result %u element %llu: no value", res,
+					         (unsigned long long)f);
+					good = false;
+					break;
+				}
+				if (!(fabsl(v - want) <= 1e-5L * fabsl(want) + 1e-9L)) {
+					snprintf(why, sizeof why, "result %u element %llu: %.17Lg, torch %.17Lg",
+					         res, (unsigned long long)f, v, want);
+					good = false;
+					break;
+				}
+				checked++;
+				/* The expression: same value (sums may add in another order). */
+				if (f % 7 == 0 && f < 64) {
+					const struct expr *e = op_elem_expr(cx, &in, res, f, &lv);
+					struct evalue ev;
+					if (!e || !e_eval(e, EM_F64, leafval, &c, &ev) ||
+					    !(fabsl(ev.r - v) <= 1e-9L * fabsl(v) + 1e-12L)) {
+						snprintf(why, sizeof why, "result %u element %llu: expression gives %.17Lg, value %.17Lg",
+						         res, (unsigned long long)f, e ? ev.r : NAN, v);
+						good = false;
+					}
+				}
+			}
+		}
+		nops++;
+		nelems += checked;
+		ok(good && checked > 0, "%s: %s agrees with torch on %d elements%s%s", cname, call.op,
+		   checked, why[0] ? ": " : "", why);
+		if (ectx_count(cx) > 2000000) {
+			ectx_free(cx);
+			cx = ectx_new();
+		}
+	}
+	ok(r == 0, "the reference stream reads to its end");
+	printf("# %d ops, %d elements compared\n", nops, nelems);
+	ectx_free(cx);
+	stream_in_close(sin);
+	arena_release(&a);
+	unlink(path);
+	return done_testing();
+}
