@@ -3,9 +3,11 @@
 # strength" (dcheck side), on the program pairs of tests/cases/ and
 # tests/cases-dcheck/:
 #   locations decided per second per core: dcheck --all --jobs 1 on every
-#   pair that dexec executes (each pair's whole output; pairs with fewer
-#   than MINLOC locations or stopping at a bug are left out), and the
-#   speed-up of --jobs 2 over --jobs 1 on the same runs;
+#   correct pair that dexec executes (each pair's whole output; pairs with
+#   fewer than MINLOC locations are left out), per second of wall time and
+#   per CPU second (user + system, which is what a core gives when the
+#   machine is shared), and the speed-up of --jobs 2 over --jobs 1 on the
+#   same runs (wall time; and CPU time, to show work is not duplicated);
 #   time to first bug on every buggy pair (the verdict's elapsed_s with
 #   --timing: the search, not reading the stream), median and max, and the
 #   share of bugs found at the first location (position 0 of the order).
@@ -36,11 +38,13 @@ for dir in "$ROOT"/tests/cases/*/ "$ROOT"/tests/cases-dcheck/*/; do
 	case "$expect" in
 	correct)
 		for j in 1 2; do
-			dcheck --all --jobs "$j" --timing "$n.sym" >"$n.all$j.ver" 2>/dev/null || true
+			/usr/bin/time -o "$n.cpu$j" -f '%U %S' dcheck --all --jobs "$j" --timing "$n.sym" >"$n.all$j.ver" 2>/dev/null || true
 		done
-		dcat "$n.all1.ver" | jq -r --arg n "$n" --slurpfile two <(dcat "$n.all2.ver" | jq -c 'select(.t=="verdict")') \
+		dcat "$n.all2.ver" | jq -c 'select(.t=="verdict")' >"$n.v2"
+		c1=$(awk '{print $1 + $2}' "$n.cpu1"); c2=$(awk '{print $1 + $2}' "$n.cpu2")
+		dcat "$n.all1.ver" | jq -r --arg n "$n" --slurpfile two "$n.v2" --arg c1 "$c1" --arg c2 "$c2" \
 			'select(.t=="verdict") | [$n, .locations, .checked, .equal + .within_tol, .elapsed_s,
-			 $two[0].elapsed_s, .estimate_s, .structural, .screen, .smt] | @tsv' >>rates.tsv ;;
+			 $two[0].elapsed_s, .estimate_s, .structural, .screen, .smt, $c1, $c2] | @tsv' >>rates.tsv ;;
 	*)
 		dcheck --jobs 1 --timing "$n.sym" >"$n.bug.ver" 2>/dev/null || true
 		dcheck --jobs 1 --timing --order sequential --max-locations 1000 "$n.sym" >"$n.seq.ver" 2>/dev/null || true
@@ -51,15 +55,15 @@ for dir in "$ROOT"/tests/cases/*/ "$ROOT"/tests/cases-dcheck/*/; do
 	esac
 done
 
-echo "### Locations decided per second (dcheck --all; $(nproc) cores, shared with other work)"
+echo "### Locations decided per second (dcheck --all; $(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg))"
 echo
-echo "| pair | locations | decided | s, 1 job | per second, 1 job | s, 2 jobs | speed-up | estimate (s) | structural / screen / smt |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| pair | locations | decided | wall s, 1 job | per wall s | per CPU s | wall s, 2 jobs | wall speed-up | CPU s 1 job / 2 jobs | estimate (s) | structural / screen / smt |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 awk -F'\t' -v min="$MINLOC" '$2 >= min && $3 == $2 {
-	printf "| %s | %d | %d | %.3f | %.0f | %.3f | %.2f | %.3f | %d / %d / %d |\n",
-	       $1, $2, $4, $5, $4 / $5, $6, $5 / $6, $7, $8, $9, $10 }' rates.tsv
-awk -F'\t' -v min="$MINLOC" '$2 >= min && $3 == $2 { d += $4; t1 += $5; t2 += $6; k++ }
-	END { if (k) printf "\nIn all (%d pairs): %.0f locations per second per core with one job; %.2f times faster with two jobs.\n", k, d / t1, t1 / t2 }' rates.tsv
+	printf "| %s | %d | %d | %.3f | %.0f | %.0f | %.3f | %.2f | %.2f / %.2f | %.3f | %d / %d / %d |\n",
+	       $1, $2, $4, $5, $4 / $5, $4 / ($11 > 0 ? $11 : 0.01), $6, $5 / $6, $11, $12, $7, $8, $9, $10 }' rates.tsv
+awk -F'\t' -v min="$MINLOC" '$2 >= min && $3 == $2 { d += $4; t1 += $5; t2 += $6; c1 += $11; c2 += $12; k++ }
+	END { if (k) printf "\nIn all (%d pairs, %d locations): %.0f locations per wall second and %.0f per CPU second with one job; with two jobs %.2f times the wall-clock speed, using %.2f times the CPU time.\n", k, d, d / t1, d / c1, t1 / t2, c2 / c1 }' rates.tsv
 echo
 echo "### Time to first bug (default heuristic order, one job)"
 echo

@@ -80,8 +80,9 @@ static void add_kernel(const struct checker *c, int prog, uint32_t launch, struc
 		return;
 	if (!w->kernels)
 		w->kernels = ARENA_NEWN(a, struct vd_kernel, 2);
+	/* copied: the worker's state may be gone when the record is written */
 	w->kernels[w->nkernels++] = (struct vd_kernel){ (uint32_t)prog, launch,
-	                                                c->st->obl.launches.items[launch].kernel };
+	                                                arena_strdup(a, c->st->obl.launches.items[launch].kernel) };
 }
 
 void check_location(struct checker *c, uint32_t output, uint64_t index, struct arena *a,

@@ -11,7 +11,7 @@
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-	        "usage: dmerge [-v] [REF.trace OPT.trace | -]\n"
+	        "usage: dmerge [-v] [--no-trim] [REF.trace OPT.trace | -]\n"
 	        "       cat ref.trace opt.trace | dmerge > x.obl\n");
 	exit(status);
 }
@@ -21,19 +21,23 @@ int main(int argc, char **argv)
 	diag_set_prog("dmerge");
 	static const struct option longopts[] = {
 		{ "verbose", no_argument, 0, 'v' },
+		{ "no-trim", no_argument, 0, 'T' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	int c;
+	bool trim = true;
 	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'v': diag_set_verbose(true); break;
+		case 'T': trim = false; break;
 		case 'h': usage(EXIT_OK); break;
 		default: usage(EXIT_TROUBLE);
 		}
 	}
 	struct stream_in *in = stream_in_open((const char *const *)argv + optind, argc - optind);
 	struct merge *m = merge_new();
+	merge_set_trim(m, trim);
 	struct stream_out *w = stream_out_new(stdout);
 	/* Records dmerge does not know pass through, after the obligation
 	 * (which can only be written once both traces are read). */

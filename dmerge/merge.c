@@ -10,46 +10,11 @@
  * copies its outputs, matched between the programs by their order.
  */
 #include "merge.h"
+#include "merge-impl.h"
 #include "diag.h"
+#include "symbolic.h"
 
 #include <string.h>
-
-struct buffer {
-	uint64_t bytes;
-	uint32_t cur;               /* current value id */
-	bool live;
-	bool is_symbol;
-	uint32_t module;            /* trace module id (symbols) */
-	const char *symbol;
-};
-
-struct host_copy {              /* an h2d or d2h copy, for matching */
-	uint32_t value;             /* h2d: the new version; d2h: the version read */
-	uint64_t off, bytes;
-	const void *data;
-	size_t ndata;
-	const char *hash;
-	uint32_t buf;
-};
-
-struct prog {
-	const char *name;
-	VEC(struct buffer) bufs;
-	VEC(uint32_t) module_ids;   /* trace module id -> obligation module id */
-	VEC(struct host_copy) h2d;
-	VEC(struct host_copy) d2h;
-	bool ended;
-	int64_t status;
-};
-
-struct merge {
-	struct arena arena;
-	struct prog progs[2];
-	int nprogs;                 /* traces seen so far */
-	struct obligation ob;       /* being built (values, modules, launches) */
-	/* h2d values must point at shared inputs, known only at the end: they
-	 * are patched in merge_finish. */
-};
 
 struct merge *merge_new(void)
 {
@@ -68,6 +33,7 @@ void merge_free(struct merge *m)
 		VEC_FREE(m->progs[p].module_ids);
 		VEC_FREE(m->progs[p].h2d);
 		VEC_FREE(m->progs[p].d2h);
+		torch_free(&m->progs[p]);
 	}
 	obligation_release(&m->ob);
 	arena_release(&m->arena);
@@ -82,6 +48,8 @@ static uint32_t new_value(struct merge *m, int p, uint32_t buf, struct obl_value
 	v.buf = buf;
 	v.bytes = b->bytes;
 	v.symbol = b->is_symbol ? b->symbol : NULL;
+	if (v.def != VD_INPUT)
+		v.input = NO_VALUE;
 	if (b->live) {
 		v.prev = b->cur;
 		v.version = m->ob.values.items[b->cur].version + 1;
@@ -141,6 +109,7 @@ static int take_copy(struct merge *m, int p, const struct record *rec)
 	struct buffer *b = get_buf(pr, rec, c.buf);
 	if (!b || !in_range(rec, b, c.off, c.bytes))
 		return -1;
+	pr->cuda_events++;
 	if (c.dir == TC_H2D) {
 		struct obl_value v = { .def = VD_INPUT, .off = c.off, .len = c.bytes,
 		                       .input = (uint32_t)pr->h2d.len };
@@ -170,6 +139,7 @@ static int take_memset(struct merge *m, int p, const struct record *rec)
 	if (!b || !in_range(rec, b, s.off, s.bytes))
 		return -1;
 	struct obl_value v = { .def = VD_MEMSET, .off = s.off, .len = s.bytes, .fill = s.value };
+	m->progs[p].cuda_events++;
 	new_value(m, p, s.buf, v);
 	return 1;
 }
@@ -214,17 +184,36 @@ static int take_launch(struct merge *m, int p, const struct record *rec)
 			l.seq++;
 	memcpy(l.grid, tl.grid, sizeof l.grid);
 	memcpy(l.block, tl.block, sizeof l.block);
+	pr->cuda_events++;
 	l.args = ARENA_NEWN(&m->arena, struct obl_arg, tl.nargs);
 	/* Every buffer a pointer argument reaches gets one new version for the
 	 * whole launch, even when several arguments point into it. */
 	uint32_t *vin_of = ARENA_NEWN(&m->arena, uint32_t, pr->bufs.len + 1);
 	uint32_t *vout_of = ARENA_NEWN(&m->arena, uint32_t, pr->bufs.len + 1);
+	uint32_t *sout_of = ARENA_NEWN(&m->arena, uint32_t, pr->stores.len + 1);
 	for (uint32_t i = 0; i < tl.nargs; i++) {
 		const struct trace_arg *ta = &tl.args[i];
 		struct obl_arg *a = &l.args[i];
 		a->param = ta->param;
 		a->size = ta->size;
 		a->raw = ta->raw;
+		uint32_t sid;
+		uint64_t soff;
+		int ts = ta->buf == TRACE_NO_BUF ? torch_launch_arg(m, p, rec, i, &sid, &soff) : 0;
+		if (ts < 0)
+			return -1;
+		if (ts > 0) {
+			/* a pointer into a torch storage: one new version per launch */
+			if (!sout_of[sid]) {
+				struct obl_value v = { .def = VD_LAUNCH, .launch = l.launch, .input = NO_VALUE };
+				sout_of[sid] = torch_new_value(m, p, sid, v) + 1;
+			}
+			a->is_ptr = true;
+			a->vout = sout_of[sid] - 1;
+			a->vin = m->ob.values.items[a->vout].prev;
+			a->off = soff;
+			continue;
+		}
 		if (ta->buf == TRACE_NO_BUF)
 			continue;
 		struct buffer *b = get_buf(pr, rec, ta->buf);
@@ -284,6 +273,9 @@ int merge_record(struct merge *m, const struct record *rec)
 	if (strcmp(t, "memset") == 0) return take_memset(m, p, rec);
 	if (strcmp(t, "module") == 0) return take_module(m, p, rec);
 	if (strcmp(t, "launch") == 0) return take_launch(m, p, rec);
+	int tt = p >= 0 ? torch_take(m, p, rec) : 0;
+	if (tt != 0)
+		return tt;
 	if (strcmp(t, "free") == 0) {
 		struct trace_free f;
 		if (!trace_read_free(rec, &m->arena, &f) || !get_buf(&m->progs[p], rec, f.buf))
@@ -327,8 +319,9 @@ bool merge_finish(struct merge *m, struct stream_out *w)
 		     r->name, r->d2h.len, o->name, o->d2h.len);
 		return false;
 	}
-	if (r->d2h.len == 0) {
-		warn("the programs copy nothing back to the host: there are no outputs to compare");
+	if (r->d2h.len == 0 && r->touts.len == 0 && o->touts.len == 0) {
+		warn("the programs copy nothing back to the host and return no tensor: there are no "
+		     "outputs to compare");
 		return false;
 	}
 	for (size_t i = 0; i < r->h2d.len; i++) {
@@ -350,26 +343,51 @@ bool merge_finish(struct merge *m, struct stream_out *w)
 			return false;
 		}
 	}
-	obl_write_start(w, r->name, o->name);
 	for (size_t i = 0; i < r->h2d.len; i++) {
 		const struct host_copy *a = &r->h2d.items[i];
 		struct obl_input in = { .input = (uint32_t)i, .bytes = a->bytes,
 		                        .data = a->data, .ndata = a->ndata };
-		obl_write_input(w, &in);
+		VEC_PUSH(m->ob.inputs, in);
 	}
-	for (size_t i = 0; i < m->ob.modules.len; i++)
-		obl_write_module(w, &m->ob.modules.items[i]);
-	for (size_t i = 0; i < m->ob.values.len; i++)
-		obl_write_value(w, &m->ob.values.items[i]);
-	for (size_t i = 0; i < m->ob.launches.len; i++)
-		obl_write_launch(w, &m->ob.launches.items[i]);
 	for (size_t i = 0; i < r->d2h.len; i++) {
 		struct obl_output out = {
 			.output = (uint32_t)i, .bytes = r->d2h.items[i].bytes,
 			.value = { r->d2h.items[i].value, o->d2h.items[i].value },
 			.off = { r->d2h.items[i].off, o->d2h.items[i].off },
 		};
-		obl_write_output(w, &out);
+		VEC_PUSH(m->ob.outputs, out);
+	}
+	if (!torch_finish(m))
+		return false;
+	obl_write_start(w, r->name, o->name);
+	for (size_t i = 0; i < m->ob.inputs.len; i++)
+		obl_write_input(w, &m->ob.inputs.items[i]);
+	for (size_t i = 0; i < m->ob.modules.len; i++)
+		obl_write_module(w, &m->ob.modules.items[i]);
+	for (size_t i = 0; i < m->ob.values.len; i++)
+		obl_write_value(w, &m->ob.values.items[i]);
+	for (size_t i = 0; i < m->ob.launches.len; i++)
+		obl_write_launch(w, &m->ob.launches.items[i]);
+	for (size_t i = 0; i < m->ob.ops.len; i++)
+		obl_write_op(w, &m->ob.ops.items[i]);
+	if (m->ob.has_trimmed)
+		obl_write_trimmed(w, &m->ob.trimmed);
+	for (size_t i = 0; i < m->ob.outputs.len; i++)
+		obl_write_output(w, &m->ob.outputs.items[i]);
+	/* Ops without semantics make the verdict unsupported downstream. */
+	for (size_t i = 0; i < m->ob.ops.len; i++) {
+		const struct obl_op *op = &m->ob.ops.items[i];
+		if (!op->unsupported)
+			continue;
+		struct sym_unsupported u = { op->prog, NO_VALUE, op->call.op, 0,
+		                             arena_printf(&m->arena, "torch op '%s'", op->call.op),
+		                             op->unsupported };
+		sym_write_unsupported(w, &u);
 	}
 	return true;
+}
+
+void merge_set_trim(struct merge *m, bool on)
+{
+	m->no_trim = !on;
 }

@@ -3,8 +3,10 @@
  *
  * Feed every record of the input to merge_record, in order; the first
  * trace is the reference (prog 0), the second the optimized program
- * (prog 1).  merge_finish matches inputs and outputs by order, checks
- * their sizes, and writes the obligation.
+ * (prog 1).  merge_finish matches inputs and outputs (CUDA copies by
+ * order, torch inputs by role and name or order, torch outputs by order),
+ * checks their sizes, trims the common prefix of torch ops and writes the
+ * obligation.
  */
 #ifndef DMERGE_MERGE_H
 #define DMERGE_MERGE_H
@@ -25,5 +27,7 @@ int  merge_record(struct merge *m, const struct record *rec);
 /* Writes the obligation; false after a message saying why the two programs
  * cannot be matched. */
 bool merge_finish(struct merge *m, struct stream_out *w);
+/* Trimming of the common prefix of torch ops (on by default). */
+void merge_set_trim(struct merge *m, bool on);
 
 #endif

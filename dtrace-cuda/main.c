@@ -10,17 +10,22 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "kb.h"
 #include "run.h"
 #include "stream.h"
 #include "trace.h"
 
 static const char usage[] =
-	"usage: dtrace-cuda [--name NAME] [--no-gpu] [--max-data BYTES] [-o FILE] -- PROGRAM [ARGS...]\n";
+	"usage: dtrace-cuda [--name NAME] [--no-gpu] [--max-data BYTES] [-o FILE] -- PROGRAM [ARGS...]\n"
+	"       dtrace-cuda --kernelbench [--seed N] [--max-data BYTES]\n"
+	"                   (-o DIR | --ref-out FILE --opt-out FILE) REF.py OPT.py|OPT.cu\n";
 
 struct opts {
 	const char *name, *output;
 	uint64_t max_data;
 	bool gpu;
+	bool kernelbench;
+	const char *ref_out, *opt_out, *seed;
 };
 
 /* Parses the options; returns the index of PROGRAM in argv. */
@@ -31,6 +36,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "no-gpu", no_argument, NULL, 'N' },
 		{ "gpu", no_argument, NULL, 'G' },
 		{ "max-data", required_argument, NULL, 'm' },
+		{ "kernelbench", no_argument, NULL, 'K' },
+		{ "ref-out", required_argument, NULL, 'R' },
+		{ "opt-out", required_argument, NULL, 'P' },
+		{ "seed", required_argument, NULL, 'S' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -43,6 +52,15 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'N': o->gpu = false; break;
 		case 'G': o->gpu = true; break;
 		case 'o': o->output = optarg; break;
+		case 'K': o->kernelbench = true; break;
+		case 'R': o->ref_out = optarg; break;
+		case 'P': o->opt_out = optarg; break;
+		case 'S':
+			strtoul(optarg, &end, 10);
+			if (!*optarg || *end || optarg[0] == '-')
+				die("--seed: '%s' is not a number", optarg);
+			o->seed = optarg;
+			break;
 		case 'm':
 			o->max_data = strtoull(optarg, &end, 10);
 			if (!*optarg || *end || optarg[0] == '-')
@@ -52,6 +70,19 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		default: fputs(usage, stderr); exit(EXIT_TROUBLE);
 		}
 	}
+	if (o->kernelbench) {
+		if (argc - optind != 2) {
+			warn("--kernelbench takes a reference and an optimized program");
+			fputs(usage, stderr);
+			exit(EXIT_TROUBLE);
+		}
+		if (!o->output == !(o->ref_out && o->opt_out) || (!o->ref_out != !o->opt_out)) {
+			warn("--kernelbench needs -o DIR, or --ref-out and --opt-out");
+			fputs(usage, stderr);
+			exit(EXIT_TROUBLE);
+		}
+		return optind;
+	}
 	if (optind >= argc) {
 		warn("no program to run");
 		fputs(usage, stderr);
@@ -60,8 +91,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	return optind;
 }
 
-/* Says what became of the program; returns the exit status for it. */
-static int report(const struct run *r)
+/* Says what became of the program; returns the exit status for it.
+ * unsupported: status 3 means "unsupported" (the torch recorder's). */
+static int report(const struct run *r, bool unsupported)
 {
 	const char *prog = r->argv[0];
 	if (!r->started)
@@ -73,6 +105,10 @@ static int report(const struct run *r)
 		     prog, r->signal, strsignal(r->signal));
 		return EXIT_TROUBLE;
 	}
+	if (unsupported && r->status == EXIT_UNDECIDED) {
+		warn("'%s' is unsupported (see above); the trace is written", prog);
+		return EXIT_UNDECIDED;
+	}
 	if (r->status != 0) {
 		warn("'%s' exited with status %d; the trace is written", prog, r->status);
 		return EXIT_TROUBLE;
@@ -80,10 +116,40 @@ static int report(const struct run *r)
 	return r->truncated ? EXIT_TROUBLE : EXIT_OK;
 }
 
+/* Runs argv under the runtime shim and writes its trace, named name, to
+ * output (NULL: standard output).  Returns the exit status. */
+static int trace_one(const char *shim, const char *name, char *const *argv, const char *output,
+                     uint64_t max_data, bool unsupported)
+{
+	FILE *out = stdout;
+	if (output && !(out = fopen(output, "wb"))) {
+		warn("cannot open '%s': %s", output, strerror(errno));
+		return EXIT_TROUBLE;
+	}
+	struct stream_out *w = stream_out_new(out);
+	struct run r = { .shim = shim, .argv = argv, .max_data = max_data, .out = out };
+	trace_write_header(w, name);
+	bool ok = run_program(&r);
+	int status = report(&r, unsupported);
+	if (!ok)
+		status = EXIT_TROUBLE;
+	if (r.started) {
+		struct trace_end end = { .status = r.status };
+		trace_write_end(w, &end);
+	}
+	if (stream_out_free(w) != 0)
+		status = EXIT_TROUBLE;
+	if (out != stdout && fclose(out) != 0) {
+		warn("write error on '%s': %s", output, strerror(errno));
+		status = EXIT_TROUBLE;
+	}
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	diag_set_prog("dtrace-cuda");
-	struct opts o = { .max_data = 1u << 20, .gpu = false };
+	struct opts o = { .max_data = 1u << 20, .gpu = false, .seed = "42" };
 	int first = parse_opts(argc, argv, &o);
 	if (o.gpu)
 		die("--gpu: tracing over the real CUDA runtime is not implemented yet; use --no-gpu");
@@ -94,35 +160,23 @@ int main(int argc, char **argv)
 	char *shim = run_find_shim();
 	if (!shim)
 		return EXIT_TROUBLE;
-	FILE *out = stdout;
-	if (o.output && !(out = fopen(o.output, "wb")))
-		die("cannot open '%s': %s", o.output, strerror(errno));
-	struct stream_out *w = stream_out_new(out);
+	int status;
+	if (o.kernelbench) {
+		struct kb kb = { .ref = argv[first], .opt = argv[first + 1], .dir = o.output,
+		                 .ref_out = o.ref_out, .opt_out = o.opt_out, .seed = o.seed,
+		                 .max_data = o.max_data, .shim = shim };
+		status = kb_trace(&kb, trace_one);
+		free(shim);
+		return close_stdout(status);
+	}
 	const char *name = o.name;
 	if (!name) {
 		const char *slash = strrchr(argv[first], '/');
 		name = slash ? slash + 1 : argv[first];
 	}
-
-	struct run r = { .shim = shim, .argv = argv + first, .max_data = o.max_data, .out = out };
-	trace_write_header(w, name);
-	bool ok = run_program(&r);
-	int status = report(&r);
-	if (!ok)
-		status = EXIT_TROUBLE;
-	if (r.started) {
-		struct trace_end end = { .status = r.status };
-		trace_write_end(w, &end);
-	}
-	if (stream_out_free(w) != 0)
-		status = EXIT_TROUBLE;
+	status = trace_one(shim, name, argv + first, o.output, o.max_data, false);
 	free(shim);
-	if (out != stdout) {
-		if (fclose(out) != 0) {
-			warn("write error on '%s': %s", o.output, strerror(errno));
-			status = EXIT_TROUBLE;
-		}
+	if (o.output)
 		return status;
-	}
 	return close_stdout(status);
 }

@@ -9,8 +9,17 @@
 
 static const char *const def_names[] = {
 	[VD_UNINIT] = "uninit", [VD_INPUT] = "input", [VD_MEMSET] = "memset",
-	[VD_COPY] = "copy", [VD_LAUNCH] = "launch",
+	[VD_COPY] = "copy", [VD_LAUNCH] = "launch", [VD_OP] = "op", [VD_DATA] = "data",
 };
+
+static void out_i64s(struct stream_out *w, const char *key, const int64_t *v, uint32_t n)
+{
+	out_key(w, key);
+	out_array_begin(w);
+	for (uint32_t i = 0; i < n; i++)
+		out_i64(w, v[i]);
+	out_array_end(w);
+}
 
 const char *value_def_name(enum value_def d) { return def_names[d]; }
 
@@ -23,6 +32,12 @@ void obl_write_input(struct stream_out *w, const struct obl_input *r)
 		out_kstr(w, "name", r->name);
 	if (r->data)
 		out_kbin(w, "data", r->data, r->ndata);
+	if (r->dtype != ET_NONE) {
+		out_kstr(w, "dtype", etype_name(r->dtype));
+		out_i64s(w, "shape", r->shape, r->ndim);
+	}
+	if (r->role)
+		out_kstr(w, "role", r->role);
 	out_end(w);
 }
 
@@ -52,13 +67,25 @@ void obl_write_value(struct stream_out *w, const struct obl_value *r)
 	case VD_LAUNCH:
 		out_ku64(w, "launch", r->launch);
 		break;
+	case VD_OP:
+		out_ku64(w, "op", r->op);
+		out_ku64(w, "result", r->result);
+		if (r->input != NO_VALUE)
+			out_ku64(w, "input", r->input);
+		break;
+	case VD_DATA:
+		out_kbin(w, "data", r->data, r->len);
+		break;
 	}
-	if (r->def == VD_INPUT || r->def == VD_MEMSET || r->def == VD_COPY) {
+	if (r->def == VD_INPUT || r->def == VD_MEMSET || r->def == VD_COPY || r->def == VD_DATA ||
+	    (r->def == VD_OP && r->input != NO_VALUE)) {
 		out_ku64(w, "off", r->off);
 		out_ku64(w, "len", r->len);
 	}
 	if (r->symbol)
 		out_kstr(w, "symbol", r->symbol);
+	if (r->has_storage)
+		out_ku64(w, "storage", r->storage);
 	out_end(w);
 }
 
@@ -132,6 +159,128 @@ void obl_write_output(struct stream_out *w, const struct obl_output *r)
 	out_u64(w, r->off[0]);
 	out_u64(w, r->off[1]);
 	out_array_end(w);
+	if (r->dtype != ET_NONE) {
+		out_kstr(w, "dtype", etype_name(r->dtype));
+		out_i64s(w, "shape", r->shape, r->ndim);
+	}
+	out_end(w);
+}
+
+/* One argument of a recorded call, encoded as in a trace (dirigo-trace(5)). */
+static void write_targ(struct stream_out *w, const struct torch_arg *g)
+{
+	out_map_begin(w);
+	out_kstr(w, "name", g->name);
+	switch (g->kind) {
+	case TARG_NONE: out_kbool(w, "none", true); break;
+	case TARG_TENSOR: out_ku64(w, "tensor", g->tensor); break;
+	case TARG_BOOL: out_kbool(w, "bool", g->i != 0); break;
+	case TARG_INT: out_ki64(w, "int", g->i); break;
+	case TARG_FLOAT: out_kf64(w, "float", g->f); break;
+	case TARG_STR: out_kstr(w, "str", g->s); break;
+	case TARG_DTYPE: out_kstr(w, "dtype", g->s); break;
+	case TARG_INTS: out_i64s(w, "ints", g->ints, g->n); break;
+	case TARG_BOOLS:
+		out_key(w, "bools");
+		out_array_begin(w);
+		for (uint32_t i = 0; i < g->n; i++)
+			out_bool(w, g->ints[i] != 0);
+		out_array_end(w);
+		break;
+	case TARG_FLOATS:
+		out_key(w, "floats");
+		out_array_begin(w);
+		for (uint32_t i = 0; i < g->n; i++)
+			out_f64(w, g->floats[i]);
+		out_array_end(w);
+		break;
+	case TARG_TENSORS:
+		out_key(w, "tensors");
+		out_array_begin(w);
+		for (uint32_t i = 0; i < g->n; i++)
+			if (g->tensors[i] == TORCH_NO_TENSOR)
+				out_nil(w);
+			else
+				out_u64(w, g->tensors[i]);
+		out_array_end(w);
+		break;
+	}
+	out_map_end(w);
+}
+
+void obl_write_op(struct stream_out *w, const struct obl_op *r)
+{
+	const struct torch_op *c = &r->call;
+	out_begin(w, "op");
+	out_ku64(w, "id", r->op);
+	out_ku64(w, "prog", r->prog);
+	out_ku64(w, "seq", c->seq);
+	out_kstr(w, "op", c->op);
+	out_key(w, "args");
+	out_array_begin(w);
+	for (uint32_t i = 0; i < c->nargs; i++)
+		write_targ(w, &c->args[i]);
+	out_array_end(w);
+	out_key(w, "outs");
+	out_array_begin(w);
+	for (uint32_t i = 0; i < c->nouts; i++)
+		if (c->outs[i] == TORCH_NO_TENSOR)
+			out_nil(w);
+		else
+			out_u64(w, c->outs[i]);
+	out_array_end(w);
+	if (c->nmuts) {
+		out_key(w, "mutated");
+		out_array_begin(w);
+		for (uint32_t i = 0; i < c->nmuts; i++) {
+			out_map_begin(w);
+			out_kstr(w, "arg", c->muts[i].arg);
+			out_ku64(w, "tensor", c->muts[i].tensor);
+			out_map_end(w);
+		}
+		out_array_end(w);
+	}
+	out_key(w, "views");
+	out_array_begin(w);
+	for (uint32_t i = 0; i < r->nviews; i++) {
+		const struct obl_view *v = &r->views[i];
+		out_map_begin(w);
+		out_ku64(w, "tensor", v->tensor);
+		out_ku64(w, "value", v->value);
+		out_kstr(w, "dtype", etype_name(v->dtype));
+		out_i64s(w, "shape", v->shape, v->ndim);
+		out_i64s(w, "stride", v->stride, v->ndim);
+		out_ki64(w, "offset", v->offset);
+		out_map_end(w);
+	}
+	out_array_end(w);
+	if (r->unsupported)
+		out_kstr(w, "unsupported", r->unsupported);
+	out_end(w);
+}
+
+void obl_write_trimmed(struct stream_out *w, const struct obl_trimmed *r)
+{
+	out_begin(w, "trimmed");
+	out_key(w, "ops");
+	out_array_begin(w);
+	out_u64(w, r->ops[0]);
+	out_u64(w, r->ops[1]);
+	out_array_end(w);
+	out_key(w, "inputs");
+	out_array_begin(w);
+	for (uint32_t i = 0; i < r->n; i++)
+		out_u64(w, r->inputs[i]);
+	out_array_end(w);
+	out_key(w, "values");
+	out_array_begin(w);
+	for (uint32_t i = 0; i < r->n; i++) {
+		out_array_begin(w);
+		out_u64(w, r->values[i][0]);
+		out_u64(w, r->values[i][1]);
+		out_array_end(w);
+	}
+	out_array_end(w);
 	out_end(w);
 }
 
@@ -143,6 +292,33 @@ static uint32_t u32(const struct record *rec, const char *key, bool *ok)
 		*ok = false;
 	}
 	return (uint32_t)v;
+}
+
+/* An optional "dtype" and "shape" pair (torch inputs and outputs). */
+static void read_dtype_shape(const struct record *rec, struct arena *a, enum etype *dt,
+                             uint32_t *ndim, int64_t *shape, bool *ok)
+{
+	const char *d = rec_str_opt(rec, "dtype", a, ok);
+	*dt = ET_NONE;
+	*ndim = 0;
+	if (!d)
+		return;
+	*dt = etype_parse(d);
+	uint32_t n = 0;
+	const msgpack_object *sh = rec_array(rec, "shape", &n, ok);
+	if (*dt == ET_NONE || !sh || n > TORCH_MAX_DIMS) {
+		rec_error(rec, "fields 'dtype' and 'shape' must be an element type and at most %d sizes",
+		          TORCH_MAX_DIMS);
+		*ok = false;
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (!obj_i64(&sh[i], &shape[i]) || shape[i] < 0) {
+			rec_error(rec, "field 'shape': element %u is not a size", i);
+			*ok = false;
+			return;
+		}
+	*ndim = n;
 }
 
 bool obl_read_input(const struct record *rec, struct arena *a, struct obl_input *r)
@@ -157,6 +333,8 @@ bool obl_read_input(const struct record *rec, struct arena *a, struct obl_input 
 		rec_error(rec, "data has %zu bytes, expected %llu", r->ndata, (unsigned long long)r->bytes);
 		ok = false;
 	}
+	read_dtype_shape(rec, a, &r->dtype, &r->ndim, r->shape, &ok);
+	r->role = rec_str_opt(rec, "role", a, &ok);
 	return ok;
 }
 
@@ -171,6 +349,9 @@ bool obl_read_value(const struct record *rec, struct arena *a, struct obl_value 
 	r->bytes = rec_u64(rec, "bytes", &ok);
 	r->prev = (uint32_t)rec_u64_opt(rec, "prev", NO_VALUE, &ok);
 	r->symbol = rec_str_opt(rec, "symbol", a, &ok);
+	r->has_storage = rec_get(rec, "storage") != NULL;
+	r->storage = (uint32_t)rec_u64_opt(rec, "storage", 0, &ok);
+	r->input = NO_VALUE;
 	const char *def = rec_str(rec, "def", a, &ok);
 	if (!ok)
 		return false;
@@ -194,8 +375,30 @@ bool obl_read_value(const struct record *rec, struct arena *a, struct obl_value 
 		r->src_off = rec_u64(rec, "src_off", &ok);
 		break;
 	case VD_LAUNCH: r->launch = u32(rec, "launch", &ok); break;
+	case VD_OP:
+		r->op = u32(rec, "op", &ok);
+		r->result = u32(rec, "result", &ok);
+		r->input = (uint32_t)rec_u64_opt(rec, "input", NO_VALUE, &ok);
+		break;
+	case VD_DATA: {
+		size_t n = 0;
+		r->data = rec_bin(rec, "data", a, &n, &ok);
+		r->len = n;
+		break;
 	}
-	if (r->def == VD_INPUT || r->def == VD_MEMSET || r->def == VD_COPY) {
+	}
+	if (ok && r->def == VD_DATA) {
+		uint64_t n = r->len;
+		r->off = rec_u64(rec, "off", &ok);
+		r->len = rec_u64(rec, "len", &ok);
+		if (ok && n != r->len) {
+			rec_error(rec, "data has %llu bytes, len says %llu", (unsigned long long)n,
+			          (unsigned long long)r->len);
+			ok = false;
+		}
+	}
+	if (r->def == VD_INPUT || r->def == VD_MEMSET || r->def == VD_COPY || r->def == VD_DATA ||
+	    (r->def == VD_OP && r->input != NO_VALUE)) {
 		r->off = rec_u64(rec, "off", &ok);
 		r->len = rec_u64(rec, "len", &ok);
 		if (ok && (r->off > r->bytes || r->len > r->bytes - r->off)) {
@@ -329,6 +532,141 @@ bool obl_read_output(const struct record *rec, struct arena *a, struct obl_outpu
 	}
 	r->value[0] = (uint32_t)v0;
 	r->value[1] = (uint32_t)v1;
+	read_dtype_shape(rec, a, &r->dtype, &r->ndim, r->shape, &ok);
+	return ok;
+}
+
+static bool read_dims(const msgpack_object *o, int64_t *v, uint32_t *n, int64_t min)
+{
+	if (!o || o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size > TORCH_MAX_DIMS)
+		return false;
+	*n = o->via.array.size;
+	for (uint32_t i = 0; i < *n; i++)
+		if (!obj_i64(&o->via.array.ptr[i], &v[i]) || v[i] < min)
+			return false;
+	return true;
+}
+
+bool obl_read_op(const struct record *rec, struct arena *a, struct obl_op *r)
+{
+	bool ok = true;
+	memset(r, 0, sizeof *r);
+	r->op = u32(rec, "id", &ok);
+	r->prog = u32(rec, "prog", &ok);
+	r->unsupported = rec_str_opt(rec, "unsupported", a, &ok);
+	if (!ok || !torch_read_op(rec, a, &r->call))
+		return false;
+	if (r->prog > 1) {
+		rec_error(rec, "prog must be 0 or 1");
+		return false;
+	}
+	uint32_t n = 0;
+	const msgpack_object *vs = rec_array(rec, "views", &n, &ok);
+	if (!ok)
+		return false;
+	r->views = ARENA_NEWN(a, struct obl_view, n ? n : 1);
+	r->nviews = n;
+	for (uint32_t i = 0; i < n; i++) {
+		const msgpack_object *m = &vs[i];
+		struct obl_view *v = &r->views[i];
+		uint64_t t, val;
+		uint32_t ns = 0;
+		const char *dt = obj_strdup(obj_get(m, "dtype"), a);
+		if (m->type != MSGPACK_OBJECT_MAP || !obj_u64(obj_get(m, "tensor"), &t) ||
+		    t >= UINT32_MAX || !obj_u64(obj_get(m, "value"), &val) || val >= UINT32_MAX ||
+		    !dt || (v->dtype = etype_parse(dt)) == ET_NONE ||
+		    !read_dims(obj_get(m, "shape"), v->shape, &v->ndim, 0) ||
+		    !read_dims(obj_get(m, "stride"), v->stride, &ns, 0) || ns != v->ndim ||
+		    !obj_i64(obj_get(m, "offset"), &v->offset) || v->offset < 0) {
+			rec_error(rec, "views[%u] is malformed (tensor, value, dtype, shape, stride, offset)", i);
+			return false;
+		}
+		v->tensor = (uint32_t)t;
+		v->value = (uint32_t)val;
+	}
+	return true;
+}
+
+bool obl_read_trimmed(const struct record *rec, struct arena *a, struct obl_trimmed *r)
+{
+	bool ok = true;
+	uint32_t no = 0, ni = 0, nv = 0;
+	memset(r, 0, sizeof *r);
+	const msgpack_object *ops = rec_array(rec, "ops", &no, &ok);
+	const msgpack_object *ins = rec_array(rec, "inputs", &ni, &ok);
+	const msgpack_object *vals = rec_array(rec, "values", &nv, &ok);
+	if (!ok)
+		return false;
+	uint64_t x, y;
+	if (no != 2 || !obj_u64(&ops[0], &x) || !obj_u64(&ops[1], &y) || x > UINT32_MAX ||
+	    y > UINT32_MAX || ni != nv)
+		goto bad;
+	r->ops[0] = (uint32_t)x;
+	r->ops[1] = (uint32_t)y;
+	r->n = ni;
+	r->inputs = ARENA_NEWN(a, uint32_t, ni ? ni : 1);
+	r->values = arena_alloc(a, sizeof *r->values * (ni ? ni : 1));
+	for (uint32_t i = 0; i < ni; i++) {
+		const msgpack_object *p = &vals[i];
+		if (!obj_u64(&ins[i], &x) || x >= UINT32_MAX || p->type != MSGPACK_OBJECT_ARRAY ||
+		    p->via.array.size != 2)
+			goto bad;
+		r->inputs[i] = (uint32_t)x;
+		for (int k = 0; k < 2; k++) {
+			if (!obj_u64(&p->via.array.ptr[k], &y) || y >= UINT32_MAX)
+				goto bad;
+			r->values[i][k] = (uint32_t)y;
+		}
+	}
+	return true;
+bad:
+	rec_error(rec, "fields 'ops' (two counts), 'inputs' (ids) and 'values' (pairs) are malformed");
+	return false;
+}
+
+const struct obl_view *obl_op_view(const struct obl_op *o, uint32_t t)
+{
+	for (uint32_t i = 0; i < o->nviews; i++)
+		if (o->views[i].tensor == t)
+			return &o->views[i];
+	return NULL;
+}
+
+uint32_t obl_op_result(const struct obl_op *o, uint32_t r)
+{
+	if (r < o->call.nouts)
+		return o->call.outs[r];
+	if (r - o->call.nouts < o->call.nmuts)
+		return o->call.muts[r - o->call.nouts].tensor;
+	return TORCH_NO_TENSOR;
+}
+
+uint64_t obl_view_numel(const struct obl_view *v)
+{
+	uint64_t n = 1;
+	for (uint32_t i = 0; i < v->ndim; i++)
+		n *= (uint64_t)v->shape[i];
+	return n;
+}
+
+uint64_t obl_view_extent(const struct obl_view *v)
+{
+	if (obl_view_numel(v) == 0)
+		return 0;
+	uint64_t e = (uint64_t)v->offset + 1;
+	for (uint32_t i = 0; i < v->ndim; i++)
+		e += (uint64_t)(v->shape[i] - 1) * (uint64_t)v->stride[i];
+	return e;
+}
+
+bool obl_view_contiguous(const struct obl_view *v)
+{
+	int64_t want = 1;
+	for (uint32_t i = v->ndim; i-- > 0;) {
+		if (v->shape[i] != 1 && v->stride[i] != want)
+			return false;
+		want *= v->shape[i];
+	}
 	return true;
 }
 
@@ -347,6 +685,7 @@ void obligation_release(struct obligation *o)
 	VEC_FREE(o->modules);
 	VEC_FREE(o->launches);
 	VEC_FREE(o->outputs);
+	VEC_FREE(o->ops);
 	arena_release(&o->arena);
 }
 
@@ -381,6 +720,17 @@ int obligation_take(struct obligation *o, const struct record *rec)
 	if (strcmp(t, "module") == 0) TAKE(obl_module, modules, module, obl_read_module);
 	if (strcmp(t, "launch") == 0) TAKE(obl_launch, launches, launch, obl_read_launch);
 	if (strcmp(t, "output") == 0) TAKE(obl_output, outputs, output, obl_read_output);
+	if (strcmp(t, "op") == 0 && rec_get(rec, "views")) TAKE(obl_op, ops, op, obl_read_op);
+	if (strcmp(t, "trimmed") == 0) {
+		if (o->has_trimmed) {
+			rec_error(rec, "a second trimmed record");
+			return -1;
+		}
+		if (!obl_read_trimmed(rec, &o->arena, &o->trimmed))
+			return -1;
+		o->has_trimmed = true;
+		return 1;
+	}
 	return 0;
 }
 
@@ -406,7 +756,40 @@ bool obligation_check(const struct obligation *o, const char *file)
 		if (v->def == VD_LAUNCH && (v->launch >= o->launches.len ||
 		                            o->launches.items[v->launch].prog != v->prog))
 			FAIL("%s: value %zu: bad launch %u", file, i, v->launch);
+		if (v->def == VD_OP) {
+			const struct obl_op *op = v->op < o->ops.len ? &o->ops.items[v->op] : NULL;
+			const struct obl_view *rv = op ? obl_op_view(op, obl_op_result(op, v->result)) : NULL;
+			if (!op || op->prog != v->prog || !rv || rv->value != i)
+				FAIL("%s: value %zu: bad op %u or result %u", file, i, v->op, v->result);
+			if (v->input != NO_VALUE && (v->input >= o->inputs.len ||
+			                             o->inputs.items[v->input].bytes != v->len))
+				FAIL("%s: value %zu: bad input %u", file, i, v->input);
+		}
 	}
+	for (size_t i = 0; i < o->ops.len; i++) {
+		const struct obl_op *op = &o->ops.items[i];
+		for (uint32_t k = 0; k < op->nviews; k++) {
+			const struct obl_view *w = &op->views[k];
+			if (w->value >= nv || o->values.items[w->value].prog != op->prog ||
+			    obl_view_extent(w) * etype_size(w->dtype) > o->values.items[w->value].bytes)
+				FAIL("%s: op %zu (%s): the view of tensor %u is outside value %u", file, i,
+				     op->call.op, w->tensor, w->value);
+		}
+		for (uint32_t k = 0; k < op->call.nargs; k++) {
+			const struct torch_arg *g = &op->call.args[k];
+			uint32_t n = g->kind == TARG_TENSOR ? 1 : g->kind == TARG_TENSORS ? g->n : 0;
+			for (uint32_t j = 0; j < n; j++) {
+				uint32_t t = g->kind == TARG_TENSOR ? g->tensor : g->tensors[j];
+				if (t != TORCH_NO_TENSOR && !obl_op_view(op, t))
+					FAIL("%s: op %zu (%s): tensor %u has no view", file, i, op->call.op, t);
+			}
+		}
+	}
+	if (o->has_trimmed)
+		for (uint32_t k = 0; k < o->trimmed.n; k++)
+			if (o->trimmed.inputs[k] >= o->inputs.len || o->trimmed.values[k][0] >= nv ||
+			    o->trimmed.values[k][1] >= nv)
+				FAIL("%s: trimmed: entry %u names a bad input or value", file, k);
 	for (size_t i = 0; i < o->launches.len; i++) {
 		const struct obl_launch *l = &o->launches.items[i];
 		if (l->module >= o->modules.len || o->modules.items[l->module].prog != l->prog)

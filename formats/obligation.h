@@ -16,6 +16,16 @@
  *   copy    bytes [off, off+len) hold value 'src' from byte 'src_off'
  *   launch  launch 'launch' may have written anywhere (its write set, from
  *           dexec, says where); the rest is prev
+ *   op      result 'result' of torch op 'op': the elements its view (in the
+ *           op's views) covers; the rest is prev.  With 'input' set (a
+ *           trimmed common prefix), bytes [off, off+len) are shared input
+ *           'input' for checking; replay still runs the op.
+ *   data    bytes [off, off+len) hold 'data' (a torch constant)
+ *
+ * Torch programs: a storage is a buffer like any other (value.storage
+ * says which trace storage it is); a tensor is a view (shape, stride,
+ * offset in elements, dtype) of one value.  "op" records hold each aten
+ * call as recorded, with a view for every tensor it names.
  */
 #ifndef DIRIGO_FORMATS_OBLIGATION_H
 #define DIRIGO_FORMATS_OBLIGATION_H
@@ -24,6 +34,7 @@
 #include <stdint.h>
 
 #include "stream.h"
+#include "torch.h"
 
 #define NO_VALUE UINT32_MAX
 
@@ -33,9 +44,15 @@ struct obl_input {                  /* "input" */
 	const char *name;               /* NULL if unnamed */
 	const void *data;               /* original bytes, or NULL if not kept */
 	size_t ndata;
+	/* torch inputs (optional): element type (ET_NONE if not given) and
+	 * shape; role ("input", "param", "buffer", "prefix") */
+	enum etype dtype;
+	uint32_t ndim;
+	int64_t shape[TORCH_MAX_DIMS];
+	const char *role;
 };
 
-enum value_def { VD_UNINIT, VD_INPUT, VD_MEMSET, VD_COPY, VD_LAUNCH };
+enum value_def { VD_UNINIT, VD_INPUT, VD_MEMSET, VD_COPY, VD_LAUNCH, VD_OP, VD_DATA };
 
 struct obl_value {                  /* "value" */
 	uint32_t value, prog, buf, version;
@@ -43,12 +60,44 @@ struct obl_value {                  /* "value" */
 	enum value_def def;
 	uint32_t prev;                  /* NO_VALUE if none */
 	uint64_t off, len;              /* range of input/memset/copy */
-	uint32_t input;                 /* input */
+	uint32_t input;                 /* input; op: NO_VALUE unless trimmed */
 	uint8_t fill;                   /* memset */
 	uint32_t src;                   /* copy */
 	uint64_t src_off;
 	uint32_t launch;                /* launch */
 	const char *symbol;             /* buffer backs a __constant__/__device__ symbol */
+	uint32_t op, result;            /* op: the op and which of its results */
+	const void *data;               /* data: len bytes */
+	bool has_storage;               /* the buffer is a torch storage: */
+	uint32_t storage;               /* its id in the trace */
+};
+
+/* A tensor as an op sees it: element flat (row-major over shape) of the
+ * tensor is element offset + sum(idx[i] * stride[i]) of value 'value'
+ * read as dtype. */
+struct obl_view {
+	uint32_t tensor;                /* the trace's tensor id */
+	uint32_t value;
+	enum etype dtype;
+	uint32_t ndim;
+	int64_t shape[TORCH_MAX_DIMS];
+	int64_t stride[TORCH_MAX_DIMS];
+	int64_t offset;
+};
+
+struct obl_op {                     /* "op": one torch (aten) call */
+	uint32_t op, prog;              /* id (unique over both programs), program */
+	struct torch_op call;           /* as recorded: name, seq, args, outs, mutated */
+	struct obl_view *views;         /* every tensor the call names */
+	uint32_t nviews;
+	const char *unsupported;        /* why it cannot be modelled, or NULL */
+};
+
+struct obl_trimmed {                /* "trimmed": the common prefix dmerge cut */
+	uint32_t ops[2];                /* leading ops of each program trimmed */
+	uint32_t n;                     /* shared inputs that replace their results: */
+	uint32_t *inputs;               /* the input ids */
+	uint32_t (*values)[2];          /* the values of each program they stand for */
 };
 
 struct obl_module {                 /* "module" */
@@ -87,6 +136,9 @@ struct obl_output {                 /* "output" */
 	const char *name;
 	uint32_t value[2];              /* per program */
 	uint64_t off[2];
+	enum etype dtype;               /* torch outputs: element type, shape; */
+	uint32_t ndim;                  /* ET_NONE when not given */
+	int64_t shape[TORCH_MAX_DIMS];
 };
 
 const char *value_def_name(enum value_def d);
@@ -96,6 +148,8 @@ void obl_write_value(struct stream_out *w, const struct obl_value *r);
 void obl_write_module(struct stream_out *w, const struct obl_module *r);
 void obl_write_launch(struct stream_out *w, const struct obl_launch *r);
 void obl_write_output(struct stream_out *w, const struct obl_output *r);
+void obl_write_op(struct stream_out *w, const struct obl_op *r);
+void obl_write_trimmed(struct stream_out *w, const struct obl_trimmed *r);
 
 /* Readers: fill *r from rec (strings and arrays in arena a); false after
  * printing what is wrong with the record. */
@@ -104,7 +158,19 @@ bool obl_read_value(const struct record *rec, struct arena *a, struct obl_value 
 bool obl_read_module(const struct record *rec, struct arena *a, struct obl_module *r);
 bool obl_read_launch(const struct record *rec, struct arena *a, struct obl_launch *r);
 bool obl_read_output(const struct record *rec, struct arena *a, struct obl_output *r);
+bool obl_read_op(const struct record *rec, struct arena *a, struct obl_op *r);
+bool obl_read_trimmed(const struct record *rec, struct arena *a, struct obl_trimmed *r);
 
+/* The view of tensor id t in op o, or NULL. */
+const struct obl_view *obl_op_view(const struct obl_op *o, uint32_t t);
+/* The tensor id of result r of op o (its outs, then its mutated
+ * arguments), or TORCH_NO_TENSOR. */
+uint32_t obl_op_result(const struct obl_op *o, uint32_t r);
+/* Elements of a view; the element one past the last it reaches (0 when
+ * empty); whether it is row-major contiguous. */
+uint64_t obl_view_numel(const struct obl_view *v);
+uint64_t obl_view_extent(const struct obl_view *v);
+bool obl_view_contiguous(const struct obl_view *v);
 /* The whole obligation, indexed by id, as dexec/dcheck/dreplay load it. */
 struct obligation {
 	struct arena arena;
@@ -114,6 +180,9 @@ struct obligation {
 	VEC(struct obl_module) modules;
 	VEC(struct obl_launch) launches;
 	VEC(struct obl_output) outputs;
+	VEC(struct obl_op) ops;
+	bool has_trimmed;
+	struct obl_trimmed trimmed;
 };
 
 void obligation_init(struct obligation *o);

@@ -117,6 +117,9 @@ void trace_write_launch(struct stream_out *w, const struct trace_launch *r)
 		if (g->buf != TRACE_NO_BUF) {
 			out_ku64(w, "buf", g->buf);
 			out_ku64(w, "off", g->off);
+		} else if (g->in_storage) {
+			out_ku64(w, "storage", g->storage);
+			out_ku64(w, "off", g->off);
 		}
 		out_map_end(w);
 	}
@@ -284,6 +287,7 @@ static bool read_arg(const struct record *rec, uint32_t i, const msgpack_object 
 	}
 	g->raw = arena_memdup(a, o->via.bin.ptr, o->via.bin.size);
 	g->buf = TRACE_NO_BUF;
+	g->in_storage = false;
 	if ((o = obj_get(m, "buf"))) {
 		if (!obj_u64(o, &v) || v > UINT32_MAX || !obj_get(m, "off") ||
 		    !obj_u64(obj_get(m, "off"), &g->off)) {
@@ -291,6 +295,14 @@ static bool read_arg(const struct record *rec, uint32_t i, const msgpack_object 
 			return false;
 		}
 		g->buf = (uint32_t)v;
+	} else if ((o = obj_get(m, "storage"))) {
+		if (!obj_u64(o, &v) || v > UINT32_MAX || !obj_get(m, "off") ||
+		    !obj_u64(obj_get(m, "off"), &g->off)) {
+			rec_error(rec, "args[%u]: 'storage' and 'off' must be unsigned integers", i);
+			return false;
+		}
+		g->in_storage = true;
+		g->storage = (uint32_t)v;
 	}
 	return true;
 }

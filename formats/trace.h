@@ -67,7 +67,9 @@ struct trace_arg {                 /* one kernel parameter of a launch */
 	uint32_t size;
 	const void *raw;               /* size bytes as passed */
 	uint32_t buf;                  /* TRACE_NO_BUF unless it points into one */
-	uint64_t off;
+	uint64_t off;                  /* with buf or storage: the byte offset */
+	bool in_storage;               /* it points into a torch storage (and */
+	uint32_t storage;              /* then buf is TRACE_NO_BUF): its id */
 };
 
 struct trace_launch {              /* "launch" */

@@ -4,6 +4,10 @@
  * that is read later (the source of a copy, or an output) is copied aside
  * when a newer version of its buffer replaces it.  Launches run in place
  * on the buffers through the PTX interpreter, each module parsed once.
+ * Torch ops run element by element through their formulas (libcommon/ops,
+ * op_elem_value), rounding to float32 after every operation (float64 for
+ * f64 results); all results of an op are computed before any is stored,
+ * so in-place ops read what was there.
  */
 #include "concrete.h"
 
@@ -13,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/ops.h"
 #include "ptx/ptx.h"
 
 /* Buffer i of a program lives at BUF_BASE(i): 4 GiB apart, so that an
@@ -34,6 +39,7 @@ struct rp {
 	uint8_t **saved;             /* per value: bytes kept aside, or NULL */
 	bool *needed;                /* per value: read after it may be replaced */
 	bool *done;                  /* per launch: executed */
+	bool *op_done;               /* per torch op: executed */
 	struct ptx_module **mods;    /* per module: parsed, or NULL */
 	struct arena arena;
 	char *err; size_t errlen;
@@ -206,9 +212,209 @@ static bool run_launch(struct rp *r, uint32_t lid)
 	return ok;
 }
 
+/* ---- torch ops ---------------------------------------------------------------- */
+
+static uint64_t view_elem(const struct obl_view *w, uint64_t flat)
+{
+	uint64_t at = (uint64_t)w->offset;
+	for (uint32_t d = w->ndim; d-- > 0;) {
+		uint64_t s = (uint64_t)w->shape[d];
+		at += (s ? flat % s : 0) * (uint64_t)w->stride[d];
+		flat = s ? flat / s : 0;
+	}
+	return at;
+}
+
+static bool op_shape(void *user, uint32_t tensor, struct op_shape *shape, enum etype *et)
+{
+	const struct obl_view *v = obl_op_view(user, tensor);
+	if (!v)
+		return false;
+	shape->ndim = v->ndim;
+	for (uint32_t i = 0; i < v->ndim; i++)
+		shape->dim[i] = v->shape[i];
+	*et = v->dtype;
+	return true;
+}
+
+struct opctx {
+	struct rp *r;
+	const struct obl_op *op;
+	const struct op_inst *in;
+	bool failed;
+};
+
+/* The bytes of operand k's element flat, or NULL. */
+static const uint8_t *opnd_at(struct opctx *c, unsigned k, uint64_t flat, enum etype *et)
+{
+	const struct obl_view *w = k < c->in->nin ? obl_op_view(c->op, c->in->in_tensor[k]) : NULL;
+	const uint8_t *b = w ? value_bytes(c->r, w->value) : NULL;
+	if (!b || flat >= obl_view_numel(w)) {
+		c->failed = true;
+		return NULL;
+	}
+	*et = w->dtype;
+	return b + view_elem(w, flat) * etype_size(w->dtype);
+}
+
+static int64_t int_at(enum etype et, const uint8_t *p)
+{
+	uint64_t u = 0;
+	unsigned n = etype_size(et);
+	for (unsigned i = 0; i < n; i++)
+		u |= (uint64_t)p[i] << (8 * i);
+	bool sgn = et == ET_S8 || et == ET_S16 || et == ET_S32 || et == ET_S64;
+	if (sgn && n < 8 && (u >> (8 * n - 1)) & 1)
+		u |= ~0ull << (8 * n);
+	return (int64_t)u;
+}
+
+static long double opnd_val(void *user, unsigned k, uint64_t flat)
+{
+	struct opctx *c = user;
+	enum etype et;
+	const uint8_t *p = opnd_at(c, k, flat, &et);
+	if (!p)
+		return 0;
+	if (et == ET_F32) {
+		float f;
+		memcpy(&f, p, 4);
+		return f;
+	}
+	if (et == ET_F64) {
+		double d;
+		memcpy(&d, p, 8);
+		return d;
+	}
+	if (et == ET_F16 || et == ET_BF16) {
+		c->failed = true;            /* half precision is not replayed */
+		return 0;
+	}
+	return (long double)int_at(et, p);
+}
+
+static int64_t opnd_int(void *user, unsigned k, uint64_t flat)
+{
+	struct opctx *c = user;
+	enum etype et;
+	const uint8_t *p = opnd_at(c, k, flat, &et);
+	if (!p || etype_is_float(et)) {
+		c->failed = true;
+		return 0;
+	}
+	return int_at(et, p);
+}
+
+static void store_elem(enum etype et, uint8_t *p, long double x)
+{
+	if (et == ET_F32) {
+		float f = (float)x;
+		memcpy(p, &f, 4);
+	} else if (et == ET_F64) {
+		double d = (double)x;
+		memcpy(p, &d, 8);
+	} else {
+		int64_t i = x != x ? 0 : x >= 9.2e18L ? INT64_MAX : x <= -9.2e18L ? INT64_MIN : (int64_t)x;
+		uint64_t u = (uint64_t)i;
+		for (unsigned k = 0; k < etype_size(et); k++)
+			p[k] = (uint8_t)(u >> (8 * k));
+	}
+}
+
+/* Runs torch op k: every value it defines, computed from what the
+ * operands hold now, then stored. */
+static bool run_op(struct rp *r, uint32_t k)
+{
+	const struct obligation *o = r->o;
+	const struct obl_op *op = &o->ops.items[k];
+	struct op_inst in;
+	char err[256];
+	if (op->unsupported)
+		return fail(r, INTERP_UNSUPPORTED, "torch op %u '%s' is unsupported: %s", k, op->call.op,
+		            op->unsupported);
+	if (!op_bind(&op->call, op_shape, (void *)op, &in, err, sizeof err))
+		return fail(r, INTERP_UNSUPPORTED, "torch op %u: %s", k, err);
+	struct opctx c = { r, op, &in, false };
+	struct op_leaves lv = { NULL, opnd_val, opnd_int, &c };
+	uint32_t nres = op->call.nouts + op->call.nmuts;
+	uint8_t **tmp = xcalloc(nres + 1, sizeof *tmp);
+	uint32_t *vals = xcalloc(nres + 1, sizeof *vals);
+	bool ok = true;
+	for (uint32_t res = 0; res < nres && ok; res++) {
+		const struct obl_view *w = obl_op_view(op, obl_op_result(op, res));
+		vals[res] = NO_VALUE;
+		if (!w)
+			continue;
+		const struct obl_value *v = &o->values.items[w->value];
+		if (v->def != VD_OP || v->op != k || v->result != res)
+			continue;             /* an alias, or another result's storage */
+		vals[res] = w->value;
+		if (w->dtype == ET_F16 || w->dtype == ET_BF16) {
+			ok = fail(r, INTERP_UNSUPPORTED, "torch op %u '%s': %s results are not replayed", k,
+			          op->call.op, etype_name(w->dtype));
+			break;
+		}
+		uint64_t n = obl_view_numel(w);
+		unsigned es = etype_size(w->dtype);
+		tmp[res] = xmalloc(n * es + 1);
+		enum emode mode = w->dtype == ET_F64 ? EM_F64 : EM_F32;
+		for (uint64_t f = 0; f < n && ok; f++) {
+			long double x;
+			if (!op_elem_value(&in, res, f, mode, &lv, &x)) {
+				if (in.res_formula[res] >= 0 || c.failed) {
+					ok = fail(r, INTERP_UNSUPPORTED, "torch op %u '%s': result %u element %llu "
+					          "cannot be computed", k, op->call.op, res, (unsigned long long)f);
+					break;
+				}
+				memset(tmp[res] + f * es, 0xff, es);   /* no formula: never read */
+				continue;
+			}
+			if (c.failed) {
+				ok = fail(r, INTERP_UNSUPPORTED, "torch op %u '%s': an operand cannot be read", k,
+				          op->call.op);
+				break;
+			}
+			store_elem(w->dtype, tmp[res] + f * es, x);
+		}
+	}
+	for (uint32_t res = 0; res < nres && ok; res++) {
+		if (vals[res] == NO_VALUE)
+			continue;
+		const struct obl_value *v = &o->values.items[vals[res]];
+		const struct obl_view *w = obl_op_view(op, obl_op_result(op, res));
+		unsigned es = etype_size(w->dtype);
+		if (!take_over(r, v)) {
+			ok = false;
+			break;
+		}
+		uint8_t *d = r->bufs[v->buf].data;
+		uint64_t n = obl_view_numel(w);
+		if ((obl_view_extent(w)) * es > v->bytes) {
+			ok = fail(r, INTERP_BADARG, "torch op %u: result %u is outside value %u", k, res,
+			          v->value);
+			break;
+		}
+		for (uint64_t f = 0; f < n; f++)
+			memcpy(d + view_elem(w, f) * es, tmp[res] + f * es, es);
+	}
+	for (uint32_t res = 0; res < nres; res++)
+		free(tmp[res]);
+	free(tmp);
+	free(vals);
+	return ok;
+}
+
 static bool define(struct rp *r, const struct obl_value *v, const void *const *inputs)
 {
 	const struct obligation *o = r->o;
+	if (v->def == VD_OP) {
+		if (v->op >= o->ops.len || o->ops.items[v->op].prog != r->prog)
+			return fail(r, INTERP_BADARG, "value %u: bad op %u", v->value, v->op);
+		if (r->op_done[v->op])
+			return true;
+		r->op_done[v->op] = true;
+		return run_op(r, v->op);
+	}
 	if (v->def == VD_LAUNCH) {
 		if (v->launch >= o->launches.len || o->launches.items[v->launch].prog != r->prog)
 			return fail(r, INTERP_BADARG, "value %u: bad launch %u", v->value, v->launch);
@@ -272,6 +478,10 @@ static bool define(struct rp *r, const struct obl_value *v, const void *const *i
 		if ((ok = in_range(r, v, v->off, v->len, v->bytes)))
 			memcpy(d + v->off, tmp, v->len);
 		break;
+	case VD_DATA:
+		if ((ok = in_range(r, v, v->off, v->len, v->bytes)))
+			memcpy(d + v->off, v->data, v->len);
+		break;
 	default:
 		break;
 	}
@@ -296,12 +506,20 @@ bool replay_program(const struct obligation *o, uint32_t prog, const void *const
 	r.saved = xcalloc(nv + 1, sizeof *r.saved);
 	r.needed = xcalloc(nv + 1, sizeof *r.needed);
 	r.done = xcalloc(o->launches.len + 1, sizeof *r.done);
+	r.op_done = xcalloc(o->ops.len + 1, sizeof *r.op_done);
 	r.mods = xcalloc(o->modules.len + 1, sizeof *r.mods);
 	bool ok = prog < 2 ? true : fail(&r, INTERP_BADARG, "no program %u", prog);
 	for (size_t v = 0; ok && v < nv; v++) {
 		const struct obl_value *val = &o->values.items[v];
 		if (val->prog == prog && val->def == VD_COPY && val->src < nv)
 			r.needed[val->src] = true;
+	}
+	/* values torch ops read */
+	for (size_t k = 0; ok && k < o->ops.len; k++) {
+		const struct obl_op *op = &o->ops.items[k];
+		for (uint32_t i = 0; op->prog == prog && i < op->nviews; i++)
+			if (op->views[i].value < nv)
+				r.needed[op->views[i].value] = true;
 	}
 	for (size_t i = 0; ok && i < o->outputs.len; i++) {
 		const struct obl_output *op = &o->outputs.items[i];
@@ -349,6 +567,7 @@ bool replay_program(const struct obligation *o, uint32_t prog, const void *const
 	free(r.saved);
 	free(r.needed);
 	free(r.done);
+	free(r.op_done);
 	free(r.mods);
 	arena_release(&r.arena);
 	return ok;

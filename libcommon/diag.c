@@ -23,11 +23,20 @@ const char *diag_prog(void) { return prog; }
 void diag_set_verbose(bool on) { verbose = on; }
 bool diag_verbose(void) { return verbose; }
 
+/* One whole line in one write, so messages of threads never interleave. */
 static void vmsg(const char *fmt, va_list ap)
 {
-	fprintf(stderr, "%s: ", prog);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char buf[4096];
+	int n = snprintf(buf, sizeof buf, "%s: ", prog);
+	if (n < 0 || (size_t)n >= sizeof buf)
+		n = 0;
+	int m = vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
+	size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
+	if (len > sizeof buf - 2)
+		len = sizeof buf - 2;
+	buf[len++] = '\n';
+	buf[len] = 0;
+	fputs(buf, stderr);
 }
 
 void warn(const char *fmt, ...)

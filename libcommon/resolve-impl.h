@@ -90,4 +90,22 @@ int atomic_shared(struct resolver *r, const struct expr *load, const uint32_t ti
                   const uint32_t ctaid[3], unsigned depth, struct resolve_info *acc,
                   const struct expr **out);
 
+/* Torch ops (resolve-op.c).  rs_elem: any element, memoised (as
+ * resolve_elem, nested at depth).  rop_elem: value v (defined by an op)
+ * at off read as et: 1 with *out (NULL when unknown: the reason is in
+ * acc), 0 when the op's result does not cover off (the caller goes on
+ * with the previous version), -1 after ri_fail.  *rop is the per-resolver
+ * state, made on first use, freed by rop_free.  rop_data: a "data" value
+ * (a torch constant) at off.  rop_value_etype: the element type of an op
+ * result or torch input, ET_NONE if not known. */
+struct rop;
+const struct expr *rs_elem(struct resolver *r, uint32_t v, uint64_t off, enum etype et,
+                           unsigned depth, struct resolve_info *acc);
+int rop_elem(struct resolver *r, struct rop **rop, uint32_t v, uint64_t off, enum etype et,
+             unsigned depth, struct resolve_info *acc, const struct expr **out);
+const struct expr *rop_data(struct resolver *r, const struct obl_value *val, uint64_t off,
+                            enum etype et, struct resolve_info *acc);
+enum etype rop_value_etype(const struct obligation *o, uint32_t v);
+void rop_free(struct rop *rop);
+
 #endif

@@ -55,6 +55,7 @@ struct resolver {
 	struct memo_ent *memo;
 	size_t mcap, mlen;
 	uint64_t call_elems;
+	struct rop *rop;                   /* torch ops (resolve-op.c), made on first use */
 };
 
 /* ---- construction ---------------------------------------------------------- */
@@ -108,6 +109,7 @@ void resolver_free(struct resolver *r)
 	free(r->wlaunch);
 	free(r->wc);
 	free(r->memo);
+	rop_free(r->rop);
 	free(r);
 }
 
@@ -130,6 +132,11 @@ enum etype resolver_value_etype(const struct resolver *r, uint32_t v)
 		const struct obl_value *val = &r->o->values.items[v];
 		if (val->def == VD_LAUNCH && r->wstart[v] < r->wstart[v + 1])
 			return r->wl[r->wstart[v]]->et;
+		if (val->def == VD_OP || val->def == VD_DATA || val->def == VD_INPUT) {
+			enum etype et = rop_value_etype(r->o, v);
+			if (et != ET_NONE)
+				return et;
+		}
 		const struct sym_writes *ws = val->def == VD_LAUNCH && r->st->by_launch ?
 		                              r->st->by_launch[val->launch] : NULL;
 		for (uint32_t i = 0; ws && i < ws->natomics; i++)
@@ -352,6 +359,13 @@ static const struct expr *uninit(struct resolver *r, uint32_t v, uint64_t off, e
 	}
 	acc->flags |= RI_UNINIT;
 	return e_undef(r->cx, etype_sort(et));
+}
+
+const struct expr *rs_elem(struct resolver *r, uint32_t v, uint64_t off, enum etype et,
+                           unsigned depth, struct resolve_info *acc)
+{
+	uint32_t wr;
+	return res(r, v, off, et, depth, acc, &wr);
 }
 
 const struct expr *rs_before(struct resolver *r, uint32_t v, uint64_t off, enum etype et,
@@ -607,7 +621,8 @@ static const struct expr *res_value(struct resolver *r, uint32_t v, uint64_t off
 			        size, (unsigned long long)off, v, (unsigned long long)val->bytes);
 			return NULL;
 		}
-		int rel = val->def == VD_UNINIT || val->def == VD_LAUNCH ? 0 :
+		int rel = val->def == VD_UNINIT || val->def == VD_LAUNCH ||
+		          (val->def == VD_OP && val->input == NO_VALUE) ? 0 :
 		          range_rel(off, size, val->off, val->len);
 		if (rel < 0) {
 			ri_fail(acc, RI_UNSUPPORTED, "read of %u bytes at offset %llu straddles the %s range of value %u",
@@ -617,7 +632,10 @@ static const struct expr *res_value(struct resolver *r, uint32_t v, uint64_t off
 		if (rel > 0) {
 			switch (val->def) {
 			case VD_INPUT:
+			case VD_OP:          /* a trimmed prefix's result */
 				return res_input(r, val, off, et);
+			case VD_DATA:
+				return rop_data(r, val, off, et, acc);
 			case VD_MEMSET:
 				return res_memset(r, val->fill, et, acc);
 			case VD_COPY:
@@ -625,6 +643,14 @@ static const struct expr *res_value(struct resolver *r, uint32_t v, uint64_t off
 			default:
 				break;
 			}
+		}
+		if (val->def == VD_OP) {
+			const struct expr *e;
+			int k = rop_elem(r, &r->rop, v, off, et, depth, acc, &e);
+			if (k < 0)
+				return NULL;
+			if (k > 0)
+				return e;
 		}
 		if (val->def == VD_LAUNCH) {
 			const struct expr *e;

@@ -23,7 +23,16 @@ fi
 # python3; PyPI's torch 2.x wheel is ~900 MB plus ~2.5 GB of CUDA wheels.
 # Not needed to compile, so --quiet does not ask for it; tests skip without it.
 "$(dirname "$0")/../dtrace-cuda/python/dirigo-python" >/dev/null 2>&1 || \
-	need="$need python3-torch python3-numpy python3-msgpack"
+	need="$need python3-torch python3-numpy python3-msgpack libtorch-dev pybind11-dev"
+# dtrace-cuda --kernelbench builds torch extensions against CPU torch: it
+# needs torch's C++ headers and pybind11 (libtorch-dev ~2 MB and its -dev
+# dependencies ~2 MB, pybind11-dev ~0.2 MB).  Tests skip without them.
+# With Debian's torch (in /usr/lib/python3) they are separate packages.
+if py=$("$(dirname "$0")/../dtrace-cuda/python/dirigo-python" 2>/dev/null) &&
+   "$py" -c 'import torch, sys; sys.exit(not torch.__file__.startswith("/usr/lib/python3/"))' 2>/dev/null; then
+	[ -e /usr/include/torch/extension.h ] || need="$need libtorch-dev"
+	[ -e /usr/include/pybind11/pybind11.h ] || need="$need pybind11-dev"
+fi
 if [ -n "$need" ]; then
 	echo "dirigo: installing$need" >&2
 	SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo

@@ -2,7 +2,8 @@
  * launch.c: kernel launches.  A launch is recorded with its kernel, its
  * geometry and each parameter's bytes (the sizes come from the .entry's
  * PTX parameter list); an 8-byte parameter that points into a live buffer
- * also gets that buffer and the offset.  Kernels are not run.
+ * also gets that buffer and the offset, or, failing that, the torch storage
+ * it points into (torch.c).  Kernels are not run.
  */
 #include "shim.h"
 
@@ -96,9 +97,15 @@ static void record_launch(struct shim_func *f, const struct ptx_func *pf, dim3 g
 			uint64_t v;
 			memcpy(&v, args[i], 8);
 			struct shim_buf *b = shim_buf_find((uintptr_t)v);
-			if (b) {
+			struct shim_store *s;
+			if (b && !b->hidden) {
 				ta[i].buf = b->id;
 				ta[i].off = v - b->base;
+			} else if ((s = shim_store_find((uintptr_t)v))) {
+				ta[i].in_storage = true;
+				ta[i].storage = s->id;
+				ta[i].off = v - s->base;
+				shim_store_written(s->id);
 			}
 		}
 	}

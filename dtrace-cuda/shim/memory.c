@@ -112,6 +112,12 @@ SHIM_EXPORT cudaError_t cudaMemGetInfo(size_t *free_, size_t *total)
 static struct shim_buf *device_range(const void *p, size_t n)
 {
 	struct shim_buf *b = shim_buf_find((uintptr_t)p);
+	if (b && b->hidden)
+		b = NULL;
+	if (!b && shim_out() && shim_store_find((uintptr_t)p))
+		shim_fatal("a copy or memset of the memory of a torch tensor (storage %u) "
+		           "cannot be traced yet; make the tensor with a torch op instead",
+		           shim_store_find((uintptr_t)p)->id);
 	if (!b || b->kind == TA_HOST || (uintptr_t)p - b->base + n > b->bytes)
 		return NULL;
 	return b;

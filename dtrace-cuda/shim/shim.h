@@ -64,6 +64,14 @@ struct shim_buf {
 	enum trace_alloc_kind kind;
 	void *mem;                /* what to free; NULL for symbols */
 	uint64_t host_hash;       /* managed: content last recorded */
+	bool hidden;              /* allocated while suppressed (torch's own):
+	                             never recorded, never a launch argument */
+};
+
+struct shim_store {           /* a torch storage (see torch.c) */
+	uintptr_t base;
+	uint64_t bytes;
+	uint32_t id;
 };
 
 struct shim_var {
@@ -88,6 +96,9 @@ struct shim {
 	VEC(struct shim_var *) vars;
 	VEC(struct shim_buf) bufs;   /* live, sorted by base */
 	uint32_t next_buf, next_module, next_launch;
+	VEC(struct shim_store) stores;  /* torch storages, sorted by base */
+	VEC(uint32_t) written;          /* storages launched on, not yet taken */
+	int suppress;                   /* > 0: a torch op runs; record nothing */
 };
 
 extern struct shim shim;
@@ -111,6 +122,11 @@ struct shim_buf *shim_buf_add(uintptr_t base, uint64_t bytes, enum trace_alloc_k
 /* The live buffer holding address p, or NULL. */
 struct shim_buf *shim_buf_find(uintptr_t p);
 void shim_buf_remove(struct shim_buf *b);
+
+/* Torch storages registered by the recorder (torch.c). */
+struct shim_store *shim_store_find(uintptr_t p);
+/* Notes that a launch received a pointer into storage id. */
+void shim_store_written(uint32_t id);
 
 /* Modules: looks up the PTX, writes the "module" record and the "alloc"
  * records of its variables the first time; fatal if there is no PTX. */

@@ -68,7 +68,7 @@ void shim_unlock(void)
 
 struct stream_out *shim_out(void)
 {
-	if (!shim.w || getpid() != shim.pid)
+	if (!shim.w || getpid() != shim.pid || shim.suppress > 0)
 		return NULL;
 	return shim.w;
 }
@@ -108,8 +108,9 @@ static size_t buf_upper(uintptr_t p)
 struct shim_buf *shim_buf_add(uintptr_t base, uint64_t bytes, enum trace_alloc_kind kind,
                               void *mem, uint32_t module, const char *symbol)
 {
-	struct shim_buf b = { .base = base, .bytes = bytes, .id = shim.next_buf++,
-	                      .kind = kind, .mem = mem };
+	bool hidden = shim.suppress > 0;
+	struct shim_buf b = { .base = base, .bytes = bytes, .id = hidden ? TRACE_NO_BUF : shim.next_buf++,
+	                      .kind = kind, .mem = mem, .hidden = hidden };
 	size_t at = buf_upper(base);
 	VEC_PUSH(shim.bufs, b);
 	memmove(&shim.bufs.items[at + 1], &shim.bufs.items[at],
@@ -136,7 +137,7 @@ struct shim_buf *shim_buf_find(uintptr_t p)
 
 void shim_buf_remove(struct shim_buf *b)
 {
-	struct stream_out *w = shim_out();
+	struct stream_out *w = b->hidden ? NULL : shim_out();
 	if (w) {
 		struct trace_free r = { .buf = b->id };
 		trace_write_free(w, &r);

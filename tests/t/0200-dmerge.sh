@@ -83,4 +83,124 @@ test_expect_success 'empty and truncated input is trouble' '
 	grep "truncated record" err
 '
 
+# ---- torch records (dirigo-trace(5), TORCH RECORDS), written by hand ----
+
+# tt NAME OPS...: a torch trace with input x (f32 [2,2]) and param w (f32
+# [2,2]), the given JSON lines, and "end".
+tt() {
+	n=$1; shift
+	{
+		echo "{\"t\":\"header\",\"format\":\"dirigo\",\"version\":1,\"stream\":\"trace\",\"name\":\"$n\"}"
+		echo "{\"t\":\"tensor\",\"tensor\":0,\"storage\":0,\"version\":0,\"dtype\":\"f32\",\"shape\":[2,2],\"stride\":[2,1],\"offset\":0}"
+		echo "{\"t\":\"tinput\",\"tensor\":0,\"role\":\"input\",\"name\":\"arg0\",\"data\":{\"\$bin\":\"AACAPwAAAEAAAEBAAACAQA==\"}}"
+		echo "{\"t\":\"tensor\",\"tensor\":1,\"storage\":1,\"version\":0,\"dtype\":\"f32\",\"shape\":[2,2],\"stride\":[2,1],\"offset\":0}"
+		echo "{\"t\":\"tinput\",\"tensor\":1,\"role\":\"param\",\"name\":\"w\"}"
+		for l in "$@"; do echo "$l"; done
+		echo "{\"t\":\"end\",\"status\":0}"
+	} | dcat -r >"$n.trace"
+}
+T2='{"t":"tensor","tensor":2,"storage":2,"version":0,"dtype":"f32","shape":[2,2],"stride":[2,1],"offset":0}'
+MM='{"t":"op","seq":0,"op":"aten::mm","args":[{"name":"self","tensor":0},{"name":"mat2","tensor":1}],"outs":[2]}'
+T3='{"t":"tensor","tensor":3,"storage":2,"version":1,"dtype":"f32","shape":[2,2],"stride":[2,1],"offset":0}'
+RELU_='{"t":"op","seq":1,"op":"aten::relu_","args":[{"name":"self","tensor":2}],"outs":[3],"mutated":[{"arg":"self","tensor":3}]}'
+T4='{"t":"tensor","tensor":4,"storage":2,"version":1,"dtype":"f32","shape":[2,2],"stride":[1,2],"offset":0}'
+TR='{"t":"op","seq":2,"op":"aten::t","args":[{"name":"self","tensor":3}],"outs":[4]}'
+
+test_expect_success 'torch: storages in SSA, in-place ops make versions, views make none' '
+	tt ref "$T2" "$MM" "$T3" "$RELU_" "{\"t\":\"toutput\",\"tensor\":3,\"name\":\"out0\"}" &&
+	cp ref.trace opt.trace &&
+	dmerge --no-trim ref.trace opt.trace >t.obl &&
+	dcat t.obl >t.jsonl &&
+	jq -c "select(.t==\"value\" and .prog==0) | [.value,.storage,.version,.def,.prev,.op,.input]" t.jsonl >actual &&
+	cat >expect <<-\EOT &&
+	[0,0,0,"input",null,null,0]
+	[1,1,0,"input",null,null,1]
+	[2,2,0,"op",null,0,null]
+	[3,2,1,"op",2,1,null]
+	EOT
+	test_cmp expect actual &&
+	jq -c "select(.t==\"input\") | [.name,.role,.dtype,.shape,(.data != null)]" t.jsonl >actual &&
+	printf "[\"arg0\",\"input\",\"f32\",[2,2],true]\n[\"w\",\"param\",\"f32\",[2,2],false]\n" >expect &&
+	test_cmp expect actual &&
+	jq -c "select(.t==\"op\" and .prog==0) | [.id,.op,[.views[] | [.tensor,.value]]]" t.jsonl >actual &&
+	printf "[0,\"aten::mm\",[[0,0],[1,1],[2,2]]]\n[1,\"aten::relu_\",[[2,2],[3,3]]]\n" >expect &&
+	test_cmp expect actual &&
+	jq -c "select(.t==\"output\") | [.values,.dtype,.shape]" t.jsonl >actual &&
+	echo "[[3,7],\"f32\",[2,2]]" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'torch: a strided output is copied by a clone dmerge adds' '
+	tt ref "$T2" "$MM" "$T3" "$RELU_" "$T4" "$TR" "{\"t\":\"toutput\",\"tensor\":4,\"name\":\"out0\"}" &&
+	dmerge --no-trim ref.trace ref.trace | dcat >s.jsonl &&
+	jq -c "select(.t==\"op\" and .prog==0) | .op" s.jsonl >actual &&
+	printf "\"aten::mm\"\n\"aten::relu_\"\n\"aten::clone\"\n" >expect &&
+	test_cmp expect actual &&
+	jq -c "select(.t==\"op\" and .op==\"aten::clone\" and .prog==0) | .views[0] | [.stride,.value]" s.jsonl >actual &&
+	echo "[[1,2],3]" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'torch: the common prefix is trimmed into shared inputs' '
+	tt ref "$T2" "$MM" "$T3" "$RELU_" "{\"t\":\"toutput\",\"tensor\":3,\"name\":\"out0\"}" &&
+	R2='"'"'{"t":"tensor","tensor":3,"storage":3,"version":0,"dtype":"f32","shape":[2,2],"stride":[2,1],"offset":0}'"'"' &&
+	TANH='"'"'{"t":"op","seq":1,"op":"aten::tanh","args":[{"name":"self","tensor":2}],"outs":[3]}'"'"' &&
+	tt opt "$T2" "$MM" "$R2" "$TANH" "{\"t\":\"toutput\",\"tensor\":3,\"name\":\"out0\"}" &&
+	dmerge ref.trace opt.trace >p.obl &&
+	dcat p.obl >p.jsonl &&
+	jq -c "select(.t==\"trimmed\") | [.ops,.inputs,.values]" p.jsonl >actual &&
+	echo "[[1,1],[2],[[2,6]]]" >expect &&
+	test_cmp expect actual &&
+	jq -c "select(.t==\"value\" and .def==\"op\" and .input != null) | [.value,.input,.off,.len]" p.jsonl >actual &&
+	printf "[2,2,0,16]\n[6,2,0,16]\n" >expect &&
+	test_cmp expect actual &&
+	dmerge --no-trim ref.trace opt.trace | dcat | jq -e -s "map(select(.t==\"trimmed\")) | length == 0"
+'
+
+test_expect_success 'torch: an op without semantics is kept, marked, and unsupported downstream' '
+	U='"'"'{"t":"op","seq":0,"op":"aten::frobnicate","args":[{"name":"self","tensor":0}],"outs":[2]}'"'"' &&
+	tt ref "$T2" "$U" "{\"t\":\"toutput\",\"tensor\":2,\"name\":\"out0\"}" &&
+	dmerge ref.trace ref.trace >u.obl &&
+	dcat u.obl >u.jsonl &&
+	jq -c "select(.t==\"op\") | .unsupported" u.jsonl | head -n 1 >actual &&
+	echo "\"aten::frobnicate: no semantics for this op\"" >expect &&
+	test_cmp expect actual &&
+	jq -c "select(.t==\"unsupported\") | [.prog,.kernel,.what]" u.jsonl | head -n 1 >actual &&
+	echo "[0,\"aten::frobnicate\",\"torch op '"'"'aten::frobnicate'"'"'\"]" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'torch: parameters of different shapes are refused with both names' '
+	tt ref "$T2" "$MM" "{\"t\":\"toutput\",\"tensor\":2,\"name\":\"out0\"}" &&
+	dcat ref.trace | jq -c "if .t==\"tensor\" and .tensor==1 then .shape=[4] | .stride=[1] else . end" |
+		jq -c "if .t==\"header\" then .name=\"opt\" else . end" | dcat -r >bad.trace &&
+	test_must_fail --status=2 dmerge ref.trace bad.trace >out 2>err &&
+	grep "param .w. of .ref. is f32\[2,2\], but param .w. of .opt. is f32\[4\]" err &&
+	test ! -s out
+'
+
+test_expect_success 'torch: different numbers of parameters are refused' '
+	X1='"'"'{"t":"tensor","tensor":9,"storage":9,"version":0,"dtype":"f32","shape":[3],"stride":[1],"offset":0}'"'"' &&
+	X2='"'"'{"t":"tinput","tensor":9,"role":"param","name":"extra"}'"'"' &&
+	tt opt "$X1" "$X2" "$T2" "$MM" "{\"t\":\"toutput\",\"tensor\":2,\"name\":\"out0\"}" &&
+	test_must_fail --status=2 dmerge ref.trace opt.trace 2>err &&
+	grep "programs do not match: .ref. has 1 parameters, .opt. has 2" err
+'
+
+test_expect_success 'torch: a launch argument into a storage makes a new version of it' '
+	MOD='"'"'{"t":"module","module":0,"ptx":".version 9.0","hash":"0000000000000000","arch":90}'"'"' &&
+	L='"'"'{"t":"launch","launch":0,"module":0,"kernel":"k","grid":[1,1,1],"block":[4,1,1],"shmem":0,"args":[{"param":"k_param_0","size":8,"raw":{"$bin":"AAAAAAAAAAA="},"storage":2,"off":4}]}'"'"' &&
+	tt ref "$MOD" "$T2" "$MM" "$L" "{\"t\":\"toutput\",\"tensor\":2,\"name\":\"out0\"}" &&
+	dmerge --no-trim ref.trace ref.trace | dcat >l.jsonl &&
+	jq -c "select(.t==\"value\" and .prog==0 and .storage==2) | [.value,.buf,.version,.def,.prev]" l.jsonl >actual &&
+	printf "[2,2,0,\"op\",null]\n[3,2,1,\"launch\",2]\n" >expect &&
+	test_cmp expect actual &&
+	jq -c "select(.t==\"launch\" and .prog==0) | .args[0] | [.in,.out,.off]" l.jsonl >actual &&
+	echo "[2,3,4]" >expect &&
+	test_cmp expect actual &&
+	jq -c "select(.t==\"output\") | .values" l.jsonl >actual &&
+	echo "[3,7]" >expect &&
+	test_cmp expect actual
+'
+
 test_done

@@ -22,7 +22,7 @@ test_expect_success 'equal programs: checked-correct, every record passed throug
 	dcat out | head -n 1 | jq -e ".stream == \"verdict\"" >/dev/null
 '
 
-test_expect_success 'locations: corners first, later launches first, then in turn, each once' '
+test_expect_success 'locations: corners first, later launches first, then the rest, each once' '
 	locs out index >order &&
 	printf "0\n15\n7\n8\n" >expect &&
 	head -n 4 order >actual &&

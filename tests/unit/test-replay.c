@@ -47,7 +47,8 @@ static uint32_t add_value(struct obligation *o, struct obl_value v)
 static void build(struct obligation *o, const char *ptx, size_t ptxlen, int n)
 {
 	obligation_init(o);
-	struct obl_input in0 = { 0, N * 4, "x", NULL, 0 }, in1 = { 1, N * 4, "y", NULL, 0 };
+	struct obl_input in0 = { .input = 0, .bytes = N * 4, .name = "x" },
+	                 in1 = { .input = 1, .bytes = N * 4, .name = "y" };
 	VEC_PUSH(o->inputs, in0);
 	VEC_PUSH(o->inputs, in1);
 	struct obl_module m = { 0, 0, ptx, ptxlen, "hash" };
@@ -85,8 +86,9 @@ static void build(struct obligation *o, const char *ptx, size_t ptxlen, int n)
 	                        .kernel = "_Z5saxpyifPKfPf", .grid = { 2, 1, 1 },
 	                        .block = { 64, 1, 1 }, .shmem = 0, .args = args, .nargs = 4 };
 	VEC_PUSH(o->launches, l);
-	struct obl_output out0 = { 0, N * 4, "z", { z1, w1 }, { 0, 0 } };
-	struct obl_output out1 = { 1, 16, "y_in", { y1, w1 }, { 8, 8 } };
+	struct obl_output out0 = { .output = 0, .bytes = N * 4, .name = "z", .value = { z1, w1 } };
+	struct obl_output out1 = { .output = 1, .bytes = 16, .name = "y_in", .value = { y1, w1 },
+	                          .off = { 8, 8 } };
 	VEC_PUSH(o->outputs, out0);
 	VEC_PUSH(o->outputs, out1);
 }

@@ -42,7 +42,8 @@ static void fix_release(struct fix *f)
 
 static uint32_t input(struct fix *f, uint64_t bytes, const void *data)
 {
-	struct obl_input in = { (uint32_t)f->st.obl.inputs.len, bytes, NULL, data, data ? bytes : 0 };
+	struct obl_input in = { .input = (uint32_t)f->st.obl.inputs.len, .bytes = bytes, .data = data,
+	                        .ndata = data ? bytes : 0 };
 	VEC_PUSH(f->st.obl.inputs, in);
 	return in.input;
 }

@@ -38,19 +38,78 @@ def flatten(x):
         yield x
 
 
+class Sink:
+    """Where records go: through the record-only CUDA runtime when
+    dtrace-cuda preloaded it (then dtrace-cuda writes the header and the
+    end record, and kernel launches interleave in program order), else to
+    the binary file out, framed by our own header and end."""
+
+    def __init__(self, out, name):
+        import torch
+        from .shimlink import ShimLink
+        self.link = ShimLink.find()
+        self.out = out
+        if self.link is None:
+            self.write({"t": "header", "format": "dirigo", "version": 1, "stream": "trace",
+                        "name": name, "tool": "dirigo_trace", "torch": torch.__version__})
+
+    def write(self, rec):
+        if self.link is not None:
+            self.link.write(packb(rec))
+        else:
+            self.out.write(packb(rec))
+
+    def end(self, status):
+        if self.link is None:
+            self.write({"t": "end", "status": status})
+
+
+def record_run(sink, model, inputs, max_data, all_data, params=None, call=None, where=""):
+    """Records model(*inputs) (or call(model, inputs)) into sink: inputs,
+    parameters and buffers as tinputs (params: [(name, tensor[, own name])]
+    in place of model.named_parameters(), buffers named "buffer:NAME"), the
+    ops, the outputs.  Returns 0, or 3 when
+    unsupported (tunsupported written)."""
+    import torch
+    from .recorder import Recorder, Unsupported
+    rec = Recorder(sink.write, max_data=max_data, all_data=all_data, link=sink.link)
+    for i, x in enumerate(inputs):
+        if isinstance(x, torch.Tensor):
+            rec.add_input(x, "input", "arg%d" % i)
+    if params is None:
+        params = [(n, p.data) for n, p in model.named_parameters()]
+        params += [("buffer:" + n, b) for n, b in model.named_buffers()]
+    for item in params:
+        n, p = item[0], item[1]
+        own = item[2] if len(item) > 2 and item[2] != n else None
+        if own and own.startswith("buffer:"):
+            own = own[len("buffer:"):]
+        if n.startswith("buffer:"):
+            rec.add_input(p, "buffer", n[len("buffer:"):], own=own)
+        else:
+            rec.add_input(p, "param", n, own=own)
+    try:
+        with torch.no_grad(), rec:
+            result = call(model, inputs) if call else model(*inputs)
+        k = 0
+        for r in flatten(result):
+            if isinstance(r, torch.Tensor):
+                rec.add_output(r, "out%d" % k)
+                k += 1
+    except Unsupported as e:
+        sink.write({"t": "tunsupported", "op": e.op, "message": e.message})
+        print("dirigo_trace: %s: unsupported: %s" % (where, e.message), file=sys.stderr)
+        return 3
+    return 0
+
+
 def trace_file(path, out, name=None, seed=42, max_data=1 << 20, all_data=False,
                device="cpu", eval_mode=False):
     """Traces the program in path into the binary file out; returns the
     exit status (0 done, 3 unsupported)."""
     import torch
-    from .recorder import Recorder, Unsupported
 
-    def write(rec):
-        out.write(packb(rec))
-
-    write({"t": "header", "format": "dirigo", "version": 1, "stream": "trace",
-           "name": name or os.path.splitext(os.path.basename(path))[0],
-           "tool": "dirigo_trace", "torch": torch.__version__})
+    sink = Sink(out, name or os.path.splitext(os.path.basename(path))[0])
     mod = load(path)
     torch.manual_seed(seed)
     model = mod.Model(*mod.get_init_inputs())
@@ -60,28 +119,8 @@ def trace_file(path, out, name=None, seed=42, max_data=1 << 20, all_data=False,
     if eval_mode:
         model.eval()
     inputs = [x.to(device) if isinstance(x, torch.Tensor) else x for x in inputs]
-    rec = Recorder(write, max_data=max_data, all_data=all_data)
-    for i, x in enumerate(inputs):
-        if isinstance(x, torch.Tensor):
-            rec.add_input(x, "input", "arg%d" % i)
-    for n, p in model.named_parameters():
-        rec.add_input(p.data, "param", n)
-    for n, b in model.named_buffers():
-        rec.add_input(b, "buffer", n)
-    status = 0
-    try:
-        with torch.no_grad(), rec:
-            result = model(*inputs)
-        k = 0
-        for r in flatten(result):
-            if isinstance(r, torch.Tensor):
-                rec.add_output(r, "out%d" % k)
-                k += 1
-    except Unsupported as e:
-        write({"t": "tunsupported", "op": e.op, "message": e.message})
-        print("dirigo_trace: %s: unsupported: %s" % (path, e.message), file=sys.stderr)
-        status = 3
-    write({"t": "end", "status": status})
+    status = record_run(sink, model, inputs, max_data, all_data, where=path)
+    sink.end(status)
     return status
 
 

@@ -94,17 +94,30 @@ def storage_ptr(t):
         return t.storage().data_ptr()
 
 
+def storage_nbytes(t):
+    try:
+        return t.untyped_storage().nbytes()
+    except AttributeError:           # torch 1.x
+        return t.storage().nbytes()
+
+
 class Recorder(TorchDispatchMode):
     """Records every aten call made while it is active.
 
     write: a callable given each record (a dict) in order.
     max_data: inputs of at most this many bytes carry their bytes.
     all_data: every tensor record carries its bytes (for tests).
+    link: a shimlink.ShimLink when the record-only CUDA runtime records
+    this process (kernels mixed with torch ops), else None.  Then every
+    storage is registered with it, it records nothing while an op runs,
+    and a storage that a kernel launch was given gets a new version.
     """
 
-    def __init__(self, write, max_data=1 << 20, all_data=False):
+    def __init__(self, write, max_data=1 << 20, all_data=False, link=None):
         super().__init__()
         self.write = write
+        self.link = link
+        self.by_sid = {}        # storage id -> its entry in storages
         self.max_data = max_data
         self.all_data = all_data
         self.storages = {}      # data pointer -> [storage id, version]
@@ -116,23 +129,37 @@ class Recorder(TorchDispatchMode):
 
     # ---- tensors ---------------------------------------------------------
 
-    def _new_storage(self, ptr):
-        self.storages[ptr] = [self.next_storage, 0]
+    def _new_storage(self, ptr, t):
+        entry = [self.next_storage, 0]
+        self.storages[ptr] = entry
+        self.by_sid[self.next_storage] = entry
+        if self.link is not None and ptr:
+            self.link.storage(ptr, storage_nbytes(t), self.next_storage)
         self.next_storage += 1
 
     def _bump(self, t):
         ptr = storage_ptr(t)
         if ptr not in self.storages or ptr == 0:
-            self._new_storage(ptr)
+            self._new_storage(ptr, t)
         else:
             self.storages[ptr][1] += 1
+
+    def sync(self):
+        """Gives a new version to every storage a kernel launch was given
+        since the last call (the kernel may have written it)."""
+        if self.link is None:
+            return
+        for sid in self.link.written():
+            entry = self.by_sid.get(sid)
+            if entry is not None:
+                entry[1] += 1
 
     def tensor_id(self, t, fresh=False):
         """The id of t's current value, writing its tensor record if new.
         fresh: t's storage is new (an op's non-alias result)."""
         ptr = storage_ptr(t)
         if fresh or ptr not in self.storages or ptr == 0:
-            self._new_storage(ptr)
+            self._new_storage(ptr, t)
         sid, ver = self.storages[ptr]
         key = (sid, ver, t.storage_offset(), tuple(t.shape), tuple(t.stride()), t.dtype)
         tid = self.values.get(key)
@@ -153,12 +180,15 @@ class Recorder(TorchDispatchMode):
     def known(self, t):
         return storage_ptr(t) in self.storages
 
-    def add_input(self, t, role, name, data=None):
+    def add_input(self, t, role, name, data=None, own=None):
         """Declares t a tensor the program starts from (role: "input",
         "param", "buffer" or "constant"); its bytes go with it when at most
-        max_data (always for constants)."""
+        max_data (always for constants).  own: the program's own name for
+        it, when name is the reference's (dtrace-cuda --kernelbench)."""
         tid = self.tensor_id(t, fresh=not self.known(t))
         rec = {"t": "tinput", "tensor": tid, "role": role, "name": name}
+        if own is not None:
+            rec["own"] = own
         nbytes = t.numel() * t.element_size()
         if data is None and (role == "constant" or nbytes <= self.max_data):
             data = tensor_bytes(t)
@@ -169,6 +199,7 @@ class Recorder(TorchDispatchMode):
         return tid
 
     def add_output(self, t, name):
+        self.sync()
         self.write({"t": "toutput", "tensor": self.tensor_id(t), "name": name})
 
     # ---- arguments -------------------------------------------------------
@@ -248,15 +279,20 @@ class Recorder(TorchDispatchMode):
         kwargs = kwargs or {}
         if self.busy:
             return func(*args, **kwargs)
+        self.sync()
         schema = func._schema
         named = self._arguments(schema, args, kwargs)
         self._check_supported(func, named)
         enc = [self._encode(a.name, str(a.type), v) for a, v in named]
         self.busy = True
+        if self.link is not None:
+            self.link.suppress(1)
         try:
             result = func(*args, **kwargs)
         finally:
             self.busy = False
+            if self.link is not None:
+                self.link.suppress(-1)
         self.busy = True
         try:
             self._record(func, schema, named, enc, result)

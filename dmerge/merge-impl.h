@@ -1,0 +1,107 @@
+/*
+ * merge-impl.h: what merge.c (CUDA events, matching, writing) and torch.c
+ * (torch records, common prefix) share.  Internal to dmerge.
+ */
+#ifndef DMERGE_MERGE_IMPL_H
+#define DMERGE_MERGE_IMPL_H
+
+#include "merge.h"
+#include "torch.h"
+
+/* A tensor of a trace: a view of one version of one storage. */
+struct tview {
+	bool known;
+	uint32_t storage, version;
+	struct obl_view v;          /* geometry (v.value unused) */
+};
+
+/* A torch storage of a trace: a buffer of the obligation. */
+struct tstore {
+	bool seen;
+	uint32_t cur;               /* current value, NO_VALUE before the first */
+	uint32_t tver;              /* the trace's version of cur */
+	uint64_t bytes;             /* the furthest byte any view reaches */
+};
+
+struct tin {                    /* a tinput (not a constant) */
+	uint32_t value, tensor;
+	enum torch_role role;
+	const char *name, *hash;
+	const void *data;
+	size_t ndata;
+	uint64_t bytes;
+	struct obl_view v;
+};
+
+struct tout {                   /* a toutput */
+	uint32_t value;
+	const char *name;
+	struct obl_view v;          /* contiguous (dmerge copies a strided result) */
+};
+
+struct buffer {
+	uint64_t bytes;
+	uint32_t cur;               /* current value id */
+	bool live;
+	bool is_symbol;
+	uint32_t module;            /* trace module id (symbols) */
+	const char *symbol;
+};
+
+struct host_copy {              /* an h2d or d2h copy, for matching */
+	uint32_t value;             /* h2d: the new version; d2h: the version read */
+	uint64_t off, bytes;
+	const void *data;
+	size_t ndata;
+	const char *hash;
+	uint32_t buf;
+};
+
+struct prog {
+	const char *name;
+	VEC(struct buffer) bufs;
+	VEC(uint32_t) module_ids;   /* trace module id -> obligation module id */
+	VEC(struct host_copy) h2d;
+	VEC(struct host_copy) d2h;
+	bool ended;
+	int64_t status;
+	/* torch (torch.c) */
+	VEC(struct tview) views;    /* by trace tensor id */
+	VEC(struct tstore) stores;  /* by trace storage id */
+	VEC(struct tin) tins;       /* tinput records (constants excluded) */
+	VEC(struct tout) touts;     /* toutput records */
+	VEC(uint32_t) ops;          /* obligation op ids, in order */
+	VEC(uint32_t) op_cuda;      /* per op: CUDA events before it */
+	uint32_t cuda_events;       /* copies, memsets and launches so far */
+	uint64_t last_seq;
+};
+
+struct merge {
+	struct arena arena;
+	struct prog progs[2];
+	int nprogs;                 /* traces seen so far */
+	struct obligation ob;       /* being built (values, modules, launches) */
+	/* h2d values must point at shared inputs, known only at the end: they
+	 * are patched in merge_finish. */
+	bool no_trim;               /* --no-trim */
+};
+
+
+/* torch.c */
+/* 1: a torch record, taken; 0: not one; -1: bad input (message printed). */
+int  torch_take(struct merge *m, int p, const struct record *rec);
+/* The launch argument args[i] of rec points into a torch storage
+ * ({"storage": id, "off": bytes}): 1 with *sid, *off; 0 if not; -1 after
+ * a message. */
+int  torch_launch_arg(struct merge *m, int p, const struct record *rec, uint32_t i,
+                      uint32_t *sid, uint64_t *off);
+/* A new version of storage sid (def etc. in v); returns its id. */
+uint32_t torch_new_value(struct merge *m, int p, uint32_t sid, struct obl_value v);
+/* At the end, after the CUDA inputs and outputs are in m->ob: storage
+ * values get their buffer ids (after the program's CUDA buffers) and
+ * sizes; torch inputs and outputs are matched and appended to m->ob
+ * (false after a message); the common prefix is trimmed. */
+bool torch_finish(struct merge *m);
+void torch_free(struct prog *pr);
+
+#endif

@@ -1,0 +1,198 @@
+/*
+ * kb.c: dtrace-cuda --kernelbench.  The work is done in Python by
+ * dirigo_trace.kernelbench (dtrace-cuda/python), run three times: once to
+ * build the optimized program's extension without the runtime preloaded
+ * (so the build is neither traced nor timed with the trace), then once per
+ * side under the runtime, whose trace it shares (see shim/torch.c).
+ *
+ * Found through the environment, else next to the executable:
+ * DIRIGO_PYTHONPATH (else ../dtrace-cuda/python, ../lib/dirigo/python),
+ * DIRIGO_PYTHON (else what dirigo-python in that folder prints,
+ * else python3), DIRIGO_EXT_CACHE (else ../build/ext-cache when ../build
+ * exists; else the Python side picks ~/.cache/dirigo/ext-cache).
+ */
+#include "kb.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "diag.h"
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static char *exe_dir(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n < 0)
+		return xstrdup(".");
+	exe[n] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	return xstrdup(exe);
+}
+
+static char *join(const char *a, const char *b)
+{
+	char *p = xmalloc(strlen(a) + strlen(b) + 2);
+	sprintf(p, "%s/%s", a, b);
+	return p;
+}
+
+/* The python3 to run: $DIRIGO_PYTHON, else dirigo-python's answer. */
+static char *find_python(const char *pydir)
+{
+	const char *env = getenv("DIRIGO_PYTHON");
+	if (env && *env)
+		return xstrdup(env);
+	char *script = join(pydir, "dirigo-python");
+	char line[PATH_MAX] = "";
+	if (access(script, X_OK) == 0) {
+		FILE *p = popen(script, "r");
+		if (p) {
+			if (!fgets(line, sizeof line, p))
+				line[0] = '\0';
+			if (pclose(p) != 0)
+				line[0] = '\0';
+		}
+	}
+	free(script);
+	line[strcspn(line, "\n")] = '\0';
+	if (!line[0]) {
+		warn("no python3 that imports torch (install python3-torch, or set DIRIGO_PYTHON)");
+		return NULL;
+	}
+	return xstrdup(line);
+}
+
+static void env_prepend(const char *name, const char *value)
+{
+	const char *old = getenv(name);
+	if (!old || !*old) {
+		setenv(name, value, 1);
+		return;
+	}
+	char *v = xmalloc(strlen(value) + strlen(old) + 2);
+	sprintf(v, "%s:%s", value, old);
+	setenv(name, v, 1);
+	free(v);
+}
+
+/* Runs argv (not traced) with its stdout on our stderr; its exit status,
+ * or -1 when it could not run. */
+static int run_plain(char *const *argv)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+		execvp(argv[0], argv);
+		fprintf(stderr, "dtrace-cuda: cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int worse(int a, int b)
+{
+	if (a == EXIT_TROUBLE || b == EXIT_TROUBLE)
+		return EXIT_TROUBLE;
+	if (a == EXIT_UNDECIDED || b == EXIT_UNDECIDED)
+		return EXIT_UNDECIDED;
+	return a ? a : b;
+}
+
+int kb_trace(const struct kb *kb, kb_tracer trace)
+{
+	int status = EXIT_TROUBLE;
+	char *dir = exe_dir();
+	char *pydir = NULL, *python = NULL, *ref_out = NULL, *opt_out = NULL;
+	const char *env = getenv("DIRIGO_PYTHONPATH");
+	if (env && *env) {
+		pydir = xstrdup(env);
+	} else {
+		pydir = join(dir, "../dtrace-cuda/python");
+		if (!is_dir(pydir)) {
+			free(pydir);
+			pydir = join(dir, "../lib/dirigo/python");
+		}
+	}
+	if (!is_dir(pydir)) {
+		warn("cannot find the torch recorder (dirigo_trace) in '%s' (set DIRIGO_PYTHONPATH)",
+		     pydir);
+		goto out;
+	}
+	if (!(python = find_python(pydir)))
+		goto out;
+	env_prepend("PYTHONPATH", pydir);
+	env = getenv("DIRIGO_EXT_CACHE");
+	if (!env || !*env) {
+		char *build = join(dir, "../build");
+		if (is_dir(build)) {
+			char *cache = join(build, "ext-cache");
+			setenv("DIRIGO_EXT_CACHE", cache, 1);
+			free(cache);
+		}
+		free(build);
+	}
+	for (const char **p = (const char *[]){ kb->ref, kb->opt, NULL }; *p; p++)
+		if (access(*p, R_OK) != 0) {
+			warn("cannot read '%s': %s", *p, strerror(errno));
+			goto out;
+		}
+	if (kb->dir) {
+		if (mkdir(kb->dir, 0777) != 0 && errno != EEXIST) {
+			warn("cannot make '%s': %s", kb->dir, strerror(errno));
+			goto out;
+		}
+		ref_out = join(kb->dir, "ref.trace");
+		opt_out = join(kb->dir, "opt.trace");
+	} else {
+		ref_out = xstrdup(kb->ref_out);
+		opt_out = xstrdup(kb->opt_out);
+	}
+
+	char *build_argv[] = { python, "-m", "dirigo_trace.kernelbench", "build",
+	                       (char *)kb->ref, (char *)kb->opt, NULL };
+	int rc = run_plain(build_argv);
+	if (rc != 0) {
+		warn("cannot build '%s' (status %d); nothing traced", kb->opt, rc);
+		goto out;
+	}
+	char maxd[32];
+	snprintf(maxd, sizeof maxd, "%llu", (unsigned long long)kb->max_data);
+	status = EXIT_OK;
+	const char *sides[2] = { "ref", "opt" };
+	const char *outs[2] = { ref_out, opt_out };
+	for (int i = 0; i < 2; i++) {
+		char *argv[] = { python, "-m", "dirigo_trace.kernelbench", "trace", (char *)sides[i],
+		                 (char *)kb->ref, (char *)kb->opt, "--seed", (char *)kb->seed,
+		                 "--max-data", maxd, NULL };
+		status = worse(status, trace(kb->shim, sides[i], argv, outs[i], kb->max_data, true));
+	}
+out:
+	free(dir);
+	free(pydir);
+	free(python);
+	free(ref_out);
+	free(opt_out);
+	return status;
+}

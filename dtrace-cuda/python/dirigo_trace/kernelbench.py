@@ -1,0 +1,227 @@
+"""kernelbench: trace one side of a KernelBench pair (see dtrace-cuda(1),
+option --kernelbench, which runs this module twice, once per side, under
+the record-only CUDA runtime).
+
+    python3 -m dirigo_trace.kernelbench build REF.py OPT
+    python3 -m dirigo_trace.kernelbench trace {ref|opt} REF.py OPT [--out FILE]
+
+REF.py is a KernelBench reference: class Model, get_inputs(),
+get_init_inputs().  OPT is the optimized program, in one of two forms:
+
+  OPT.py   a KernelBench solution: class ModelNew, built like Model (its
+           kernels typically built with torch.utils.cpp_extension.load_inline
+           or load, which dirigo builds against CPU torch: see ext.py); it
+           may define its own get_inputs/get_init_inputs, the reference's
+           are used;
+  OPT.cu   an AI CUDA Engineer solution: a C++/CUDA extension source with
+           forward(...) bound by PYBIND11_MODULE(TORCH_EXTENSION_NAME, m).
+           Then REF.py must be functional: Model.forward(self, ..., fn=
+           module_fn) passes the inputs and its parameters to fn, and the
+           optimized program is Model.forward with fn=forward.
+
+Both sides run the same sequence, so they see the same inputs and
+parameters: seed, get_init_inputs(); seed, Model(*init); (opt side: seed,
+ModelNew(*init)); seed, get_inputs().  ModelNew's parameters and buffers
+are then set from Model's, matched by name and shape, else by order among
+those of the same shape; the trace names each by the reference's name
+(the program's own name, when it differs, is in the field "own").
+
+`build` builds the extension of OPT (or nothing) without tracing, so that
+the traced runs find it in the cache.  Exit statuses as dirigo_trace: 0
+done, 3 unsupported, 2 trouble.
+"""
+import argparse
+import importlib.util
+import inspect
+import os
+import sys
+import traceback
+
+from . import ext
+from .harness import Sink, record_run
+
+TROUBLE = 2
+
+
+class PairError(Exception):
+    """The pair is not in a form this module can run."""
+
+
+def load_module(path, modname, need):
+    spec = importlib.util.spec_from_file_location(modname, path)
+    if spec is None:
+        raise PairError("cannot load '%s'" % path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[modname] = mod
+    spec.loader.exec_module(mod)
+    for n in need:
+        if not hasattr(mod, n):
+            raise PairError("'%s' defines no %s" % (path, n))
+    return mod
+
+
+def is_functional(model_cls):
+    try:
+        return "fn" in inspect.signature(model_cls.forward).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def opt_kind(path):
+    if path.endswith(".py"):
+        return "modelnew"
+    if path.endswith((".cu", ".cpp", ".cc")):
+        return "extension"
+    raise PairError("'%s': the optimized program must be a .py file with ModelNew "
+                    "or a .cu extension source" % path)
+
+
+def seed_all(seed):
+    import random
+    import torch
+    random.seed(seed)
+    torch.manual_seed(seed)
+    try:
+        import numpy
+        numpy.random.seed(seed)
+    except ImportError:
+        pass
+
+
+def match_tensors(ref_items, opt_items):
+    """For each (name, tensor) of opt_items, the (name, tensor) of ref_items
+    it corresponds to, or None: the same name and shape, else the first
+    unused one of the same shape and dtype, in order."""
+    used = set()
+    by_name = {n: i for i, (n, _) in enumerate(ref_items)}
+    out = []
+    for n, t in opt_items:
+        j = by_name.get(n)
+        if j is not None and j not in used and ref_items[j][1].shape == t.shape:
+            used.add(j)
+            out.append(ref_items[j])
+            continue
+        for j, (rn, rt) in enumerate(ref_items):
+            if j not in used and rt.shape == t.shape and rt.dtype == t.dtype:
+                used.add(j)
+                out.append(ref_items[j])
+                break
+        else:
+            out.append(None)
+    return out
+
+
+def build_side(ref_path, opt_path, side, seed):
+    """Loads the pair and returns (model, inputs, params, call) for side."""
+    import torch
+    ext.install()
+    ref = load_module(ref_path, "dirigo_ref", ("Model", "get_inputs", "get_init_inputs"))
+    kind = opt_kind(opt_path)
+    opt = None
+    fwd = None
+    if side == "opt":
+        if kind == "modelnew":
+            opt = load_module(opt_path, "dirigo_opt", ("ModelNew",))
+        else:
+            if not is_functional(ref.Model):
+                raise PairError("'%s': Model.forward takes no fn=module_fn argument; an "
+                                "extension source (%s) needs a functional reference"
+                                % (ref_path, opt_path))
+            m = ext.load_cu(opt_path)
+            if not hasattr(m, "forward"):
+                raise PairError("'%s' binds no forward()" % opt_path)
+            fwd = m.forward
+    seed_all(seed)
+    init = list(ref.get_init_inputs())
+    seed_all(seed)
+    model = ref.Model(*init)
+    ref_params = [(n, p.data) for n, p in model.named_parameters()]
+    ref_bufs = list(model.named_buffers())
+    params = None
+    call = None
+    if side == "opt" and opt is not None:
+        seed_all(seed)
+        new = opt.ModelNew(*init)
+        own = [(n, p.data) for n, p in new.named_parameters()]
+        own_bufs = list(new.named_buffers())
+        params = []
+        with torch.no_grad():
+            for (n, t), m in zip(own, match_tensors(ref_params, own)):
+                if m is None:
+                    print("dirigo_trace: %s: parameter '%s' matches none of the reference's; "
+                          "it keeps its own values" % (opt_path, n), file=sys.stderr)
+                    params.append((n, t))
+                    continue
+                t.copy_(m[1])
+                params.append((m[0], t, n))
+            for (n, t), m in zip(own_bufs, match_tensors(ref_bufs, own_bufs)):
+                if m is not None:
+                    t.copy_(m[1])
+                params.append(("buffer:" + (m[0] if m else n), t, "buffer:" + n))
+        model = new
+    elif side == "opt":
+        call = lambda mdl, xs: mdl(*xs, fn=fwd)  # noqa: E731
+    model.train()    # KernelBench runs forward in training mode
+    seed_all(seed)
+    inputs = list(ref.get_inputs())
+    return model, inputs, params, call
+
+
+def cmd_build(o):
+    ext.install()
+    if opt_kind(o.opt) == "modelnew":
+        load_module(o.opt, "dirigo_opt", ("ModelNew",))
+    else:
+        ext.load_cu(o.opt)
+    return 0
+
+
+def cmd_trace(o):
+    name = o.name or o.side
+    out = None
+    if o.out != "-":
+        out = open(o.out, "wb")
+    try:
+        sink = Sink(out if out else sys.stdout.buffer, name)
+        model, inputs, params, call = build_side(o.ref, o.opt, o.side, o.seed)
+        status = record_run(sink, model, inputs, o.max_data, o.all_data, params=params,
+                            call=call, where=o.opt if o.side == "opt" else o.ref)
+        sink.end(status)
+    finally:
+        if out:
+            out.close()
+        else:
+            sys.stdout.buffer.flush()
+    return status
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="python3 -m dirigo_trace.kernelbench",
+                                 description="trace one side of a KernelBench pair")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build", help="build the optimized program's extension")
+    b.add_argument("ref")
+    b.add_argument("opt")
+    t = sub.add_parser("trace", help="trace one side")
+    t.add_argument("side", choices=("ref", "opt"))
+    t.add_argument("ref")
+    t.add_argument("opt")
+    t.add_argument("--out", "-o", default="-")
+    t.add_argument("--name")
+    t.add_argument("--seed", type=int, default=42)
+    t.add_argument("--max-data", type=int, default=1 << 20)
+    t.add_argument("--all-data", action="store_true")
+    o = ap.parse_args(argv)
+    try:
+        return cmd_build(o) if o.cmd == "build" else cmd_trace(o)
+    except (PairError, ext.BuildError) as e:
+        print("dirigo_trace: %s" % e, file=sys.stderr)
+        return TROUBLE
+    except Exception as e:  # the program failed: trouble
+        traceback.print_exc()
+        print("dirigo_trace: %s" % e, file=sys.stderr)
+        return TROUBLE
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,20 @@
+# linear + relu, the reference.
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, fin, fout):
+        super().__init__()
+        self.gemm = nn.Linear(fin, fout)
+
+    def forward(self, x):
+        return torch.relu(self.gemm(x))
+
+
+def get_inputs():
+    return [torch.randn(4, 6)]
+
+
+def get_init_inputs():
+    return [6, 5]
