@@ -97,10 +97,13 @@ void tally_conclude(struct tally *t, const struct dcheck_opts *o, const struct s
 		                          v->findings == 1 ? "" : "s", st->findings.items[0].message);
 	} else if (st->unsupported.len || v->unsupported) {
 		v->result = VR_UNSUPPORTED;
-		v->message = st->unsupported.len ?
-		             arena_printf(a, "launch %u (%s) is unsupported: %s", st->unsupported.items[0].launch,
-		                          st->unsupported.items[0].kernel, st->unsupported.items[0].what) :
-		             "some locations depend on what dirigo cannot model";
+		const struct sym_unsupported *u = st->unsupported.len ? &st->unsupported.items[0] : NULL;
+		/* dmerge reports a torch op it has no semantics for with no launch */
+		v->message = !u ? "some locations depend on what dirigo cannot model" :
+		             u->launch == UINT32_MAX ?
+		             arena_printf(a, "torch op %s (program '%s') is unsupported: %s", u->kernel,
+		                          u->prog < 2 && st->obl.names[u->prog] ? st->obl.names[u->prog] : "?", u->what) :
+		             arena_printf(a, "launch %u (%s) is unsupported: %s", u->launch, u->kernel, u->what);
 	} else if (decided >= need) {
 		v->result = VR_CORRECT;
 		v->message = arena_printf(a, "%llu of %llu locations equal%s%s%s", (unsigned long long)decided,

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 
 static const char usage[] =
@@ -36,7 +37,8 @@ int main(int argc, char **argv)
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
-	struct dreplay_opts o = { 1e-2, 1e-2, NULL, NULL, NULL, false };
+	/* NAN: take the tolerance dcheck used, from the verdict record */
+	struct dreplay_opts o = { NAN, NAN, NULL, NULL, NULL, false };
 	int c;
 	diag_set_prog("dreplay");
 	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {

@@ -5,9 +5,11 @@
  * final "report", and write the report for people.
  */
 #include "dreplay.h"
+
 #include "diag.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 struct gathered {
@@ -128,9 +130,14 @@ static bool write_report(const struct dreplay_opts *o, const struct report_data 
 	return true;
 }
 
-static int replay_all(const struct dreplay_opts *o, struct gathered *g, const struct sym_state *st,
+static int replay_all(const struct dreplay_opts *opts, struct gathered *g, const struct sym_state *st,
                       struct stream_out *out, struct kept *kept, struct arena *a)
 {
+	struct dreplay_opts tol = *opts, *o = &tol;
+	if (isnan(o->atol))
+		o->atol = g->verdict.atol;
+	if (isnan(o->rtol))
+		o->rtol = g->verdict.rtol;
 	struct smt *s = smt_new(10000, 0);
 	struct resolver *r = resolver_new(st, s);
 	struct replayed *rep = xcalloc(g->witnesses.len + 1, sizeof *rep);
