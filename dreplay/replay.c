@@ -328,4 +328,13 @@ void replay_witness(struct resolver *r, const struct sym_state *st, const struct
 	} else {
 		rp->confirmed = model;
 	}
+	for (uint32_t k = 0; k < w->ninputs && !rp->message; k++) {
+		const struct obl_input *x = w->inputs[k].input < ob->inputs.len ?
+		                            &ob->inputs.items[w->inputs[k].input] : NULL;
+		if (x && x->role && strcmp(x->role, "prefix") == 0)
+			rp->message = arena_printf(a, "the witness sets input %u, an output of the common prefix "
+			                           "dmerge trimmed; it is not mapped back to the programs' own "
+			                           "inputs, so the programs were run on their recorded inputs",
+			                           w->inputs[k].input);
+	}
 }
