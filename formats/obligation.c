@@ -12,15 +12,6 @@ static const char *const def_names[] = {
 	[VD_COPY] = "copy", [VD_LAUNCH] = "launch", [VD_OP] = "op", [VD_DATA] = "data",
 };
 
-static void out_i64s(struct stream_out *w, const char *key, const int64_t *v, uint32_t n)
-{
-	out_key(w, key);
-	out_array_begin(w);
-	for (uint32_t i = 0; i < n; i++)
-		out_i64(w, v[i]);
-	out_array_end(w);
-}
-
 const char *value_def_name(enum value_def d) { return def_names[d]; }
 
 void obl_write_input(struct stream_out *w, const struct obl_input *r)
@@ -34,7 +25,7 @@ void obl_write_input(struct stream_out *w, const struct obl_input *r)
 		out_kbin(w, "data", r->data, r->ndata);
 	if (r->dtype != ET_NONE) {
 		out_kstr(w, "dtype", etype_name(r->dtype));
-		out_i64s(w, "shape", r->shape, r->ndim);
+		out_ki64s(w, "shape", r->shape, r->ndim);
 	}
 	if (r->role)
 		out_kstr(w, "role", r->role);
@@ -161,85 +152,17 @@ void obl_write_output(struct stream_out *w, const struct obl_output *r)
 	out_array_end(w);
 	if (r->dtype != ET_NONE) {
 		out_kstr(w, "dtype", etype_name(r->dtype));
-		out_i64s(w, "shape", r->shape, r->ndim);
+		out_ki64s(w, "shape", r->shape, r->ndim);
 	}
 	out_end(w);
 }
 
-/* One argument of a recorded call, encoded as in a trace (dirigo-trace(5)). */
-static void write_targ(struct stream_out *w, const struct torch_arg *g)
-{
-	out_map_begin(w);
-	out_kstr(w, "name", g->name);
-	switch (g->kind) {
-	case TARG_NONE: out_kbool(w, "none", true); break;
-	case TARG_TENSOR: out_ku64(w, "tensor", g->tensor); break;
-	case TARG_BOOL: out_kbool(w, "bool", g->i != 0); break;
-	case TARG_INT: out_ki64(w, "int", g->i); break;
-	case TARG_FLOAT: out_kf64(w, "float", g->f); break;
-	case TARG_STR: out_kstr(w, "str", g->s); break;
-	case TARG_DTYPE: out_kstr(w, "dtype", g->s); break;
-	case TARG_INTS: out_i64s(w, "ints", g->ints, g->n); break;
-	case TARG_BOOLS:
-		out_key(w, "bools");
-		out_array_begin(w);
-		for (uint32_t i = 0; i < g->n; i++)
-			out_bool(w, g->ints[i] != 0);
-		out_array_end(w);
-		break;
-	case TARG_FLOATS:
-		out_key(w, "floats");
-		out_array_begin(w);
-		for (uint32_t i = 0; i < g->n; i++)
-			out_f64(w, g->floats[i]);
-		out_array_end(w);
-		break;
-	case TARG_TENSORS:
-		out_key(w, "tensors");
-		out_array_begin(w);
-		for (uint32_t i = 0; i < g->n; i++)
-			if (g->tensors[i] == TORCH_NO_TENSOR)
-				out_nil(w);
-			else
-				out_u64(w, g->tensors[i]);
-		out_array_end(w);
-		break;
-	}
-	out_map_end(w);
-}
-
 void obl_write_op(struct stream_out *w, const struct obl_op *r)
 {
-	const struct torch_op *c = &r->call;
 	out_begin(w, "op");
 	out_ku64(w, "id", r->op);
 	out_ku64(w, "prog", r->prog);
-	out_ku64(w, "seq", c->seq);
-	out_kstr(w, "op", c->op);
-	out_key(w, "args");
-	out_array_begin(w);
-	for (uint32_t i = 0; i < c->nargs; i++)
-		write_targ(w, &c->args[i]);
-	out_array_end(w);
-	out_key(w, "outs");
-	out_array_begin(w);
-	for (uint32_t i = 0; i < c->nouts; i++)
-		if (c->outs[i] == TORCH_NO_TENSOR)
-			out_nil(w);
-		else
-			out_u64(w, c->outs[i]);
-	out_array_end(w);
-	if (c->nmuts) {
-		out_key(w, "mutated");
-		out_array_begin(w);
-		for (uint32_t i = 0; i < c->nmuts; i++) {
-			out_map_begin(w);
-			out_kstr(w, "arg", c->muts[i].arg);
-			out_ku64(w, "tensor", c->muts[i].tensor);
-			out_map_end(w);
-		}
-		out_array_end(w);
-	}
+	torch_write_call(w, &r->call);
 	out_key(w, "views");
 	out_array_begin(w);
 	for (uint32_t i = 0; i < r->nviews; i++) {
@@ -248,8 +171,8 @@ void obl_write_op(struct stream_out *w, const struct obl_op *r)
 		out_ku64(w, "tensor", v->tensor);
 		out_ku64(w, "value", v->value);
 		out_kstr(w, "dtype", etype_name(v->dtype));
-		out_i64s(w, "shape", v->shape, v->ndim);
-		out_i64s(w, "stride", v->stride, v->ndim);
+		out_ki64s(w, "shape", v->shape, v->ndim);
+		out_ki64s(w, "stride", v->stride, v->ndim);
 		out_ki64(w, "offset", v->offset);
 		out_map_end(w);
 	}

@@ -40,15 +40,6 @@ uint64_t torch_tensor_numel(const struct torch_tensor *t)
 
 /* ---- writing ------------------------------------------------------------ */
 
-static void out_i64s(struct stream_out *w, const char *key, const int64_t *v, uint32_t n)
-{
-	out_key(w, key);
-	out_array_begin(w);
-	for (uint32_t i = 0; i < n; i++)
-		out_i64(w, v[i]);
-	out_array_end(w);
-}
-
 void torch_write_tensor(struct stream_out *w, const struct torch_tensor *r)
 {
 	out_begin(w, "tensor");
@@ -56,8 +47,8 @@ void torch_write_tensor(struct stream_out *w, const struct torch_tensor *r)
 	out_ku64(w, "storage", r->storage);
 	out_ku64(w, "version", r->version);
 	out_kstr(w, "dtype", etype_name(r->dtype));
-	out_i64s(w, "shape", r->shape, r->ndim);
-	out_i64s(w, "stride", r->stride, r->ndim);
+	out_ki64s(w, "shape", r->shape, r->ndim);
+	out_ki64s(w, "stride", r->stride, r->ndim);
 	out_ki64(w, "offset", r->offset);
 	out_kstr(w, "device", r->device ? r->device : "cpu");
 	if (r->data)
@@ -77,7 +68,7 @@ static void write_arg(struct stream_out *w, const struct torch_arg *g)
 	case TARG_FLOAT: out_kf64(w, "float", g->f); break;
 	case TARG_STR: out_kstr(w, "str", g->s); break;
 	case TARG_DTYPE: out_kstr(w, "dtype", g->s); break;
-	case TARG_INTS: out_i64s(w, "ints", g->ints, g->n); break;
+	case TARG_INTS: out_ki64s(w, "ints", g->ints, g->n); break;
 	case TARG_BOOLS:
 		out_key(w, "bools");
 		out_array_begin(w);
@@ -106,9 +97,8 @@ static void write_arg(struct stream_out *w, const struct torch_arg *g)
 	out_map_end(w);
 }
 
-void torch_write_op(struct stream_out *w, const struct torch_op *r)
+void torch_write_call(struct stream_out *w, const struct torch_op *r)
 {
-	out_begin(w, "op");
 	out_ku64(w, "seq", r->seq);
 	out_kstr(w, "op", r->op);
 	out_key(w, "args");
@@ -135,6 +125,12 @@ void torch_write_op(struct stream_out *w, const struct torch_op *r)
 		}
 		out_array_end(w);
 	}
+}
+
+void torch_write_op(struct stream_out *w, const struct torch_op *r)
+{
+	out_begin(w, "op");
+	torch_write_call(w, r);
 	out_end(w);
 }
 

@@ -109,6 +109,9 @@ uint64_t torch_tensor_numel(const struct torch_tensor *t);
 
 void torch_write_tensor(struct stream_out *w, const struct torch_tensor *r);
 void torch_write_op(struct stream_out *w, const struct torch_op *r);
+/* The fields of an op record after "t" (seq, op, args, outs, mutated), for
+ * records that carry a call inside (the obligation's "op"). */
+void torch_write_call(struct stream_out *w, const struct torch_op *r);
 void torch_write_input(struct stream_out *w, const struct torch_input *r);
 void torch_write_output(struct stream_out *w, const struct torch_output *r);
 void torch_write_unsupported(struct stream_out *w, const struct torch_unsupported *r);

@@ -656,6 +656,15 @@ void out_ki64(struct stream_out *w, const char *key, int64_t v) { out_key(w, key
 void out_kf64(struct stream_out *w, const char *key, double v) { out_key(w, key); out_f64(w, v); }
 void out_kbool(struct stream_out *w, const char *key, bool v) { out_key(w, key); out_bool(w, v); }
 void out_kbin(struct stream_out *w, const char *key, const void *p, size_t n) { out_key(w, key); out_bin(w, p, n); }
+void out_ki64s(struct stream_out *w, const char *key, const int64_t *v, uint32_t n)
+{
+	out_key(w, key);
+	out_array_begin(w);
+	for (uint32_t i = 0; i < n; i++)
+		out_i64(w, v[i]);
+	out_array_end(w);
+}
+
 void out_ku64x3(struct stream_out *w, const char *key, const uint64_t v[3])
 {
 	out_key(w, key);

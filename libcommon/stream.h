@@ -129,6 +129,8 @@ void out_ki64(struct stream_out *w, const char *key, int64_t v);
 void out_kf64(struct stream_out *w, const char *key, double v);
 void out_kbool(struct stream_out *w, const char *key, bool v);
 void out_kbin(struct stream_out *w, const char *key, const void *p, size_t n);
+/* key + [v0, v1, ...] of n signed integers (shapes, strides) */
+void out_ki64s(struct stream_out *w, const char *key, const int64_t *v, uint32_t n);
 /* [a,b,c] of three unsigned integers (grid and block sizes) */
 void out_ku64x3(struct stream_out *w, const char *key, const uint64_t v[3]);
 
