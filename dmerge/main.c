@@ -11,7 +11,7 @@
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-	        "usage: dmerge [-v] [--no-trim] [REF.trace OPT.trace | -]\n"
+	        "usage: dmerge [-v] [--trim | --no-trim] [REF.trace OPT.trace | -]\n"
 	        "       cat ref.trace opt.trace | dmerge > x.obl\n");
 	exit(status);
 }
@@ -22,15 +22,19 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "verbose", no_argument, 0, 'v' },
 		{ "no-trim", no_argument, 0, 'T' },
+		{ "trim", no_argument, 0, 't' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	int c;
-	bool trim = true;
+	/* Off by default: a witness that sets a trimmed result cannot yet be
+	 * mapped back to the programs' inputs, so it could not be confirmed. */
+	bool trim = false;
 	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'v': diag_set_verbose(true); break;
 		case 'T': trim = false; break;
+		case 't': trim = true; break;
 		case 'h': usage(EXIT_OK); break;
 		default: usage(EXIT_TROUBLE);
 		}

@@ -207,6 +207,8 @@ static int take_launch(struct merge *m, int p, const struct record *rec)
 			if (!sout_of[sid]) {
 				struct obl_value v = { .def = VD_LAUNCH, .launch = l.launch, .input = NO_VALUE };
 				sout_of[sid] = torch_new_value(m, p, sid, v) + 1;
+				/* the trace counts the launch as a write: version + 1 */
+				m->progs[p].stores.items[sid].tver++;
 			}
 			a->is_ptr = true;
 			a->vout = sout_of[sid] - 1;

@@ -146,7 +146,7 @@ test_expect_success 'torch: the common prefix is trimmed into shared inputs' '
 	R2='"'"'{"t":"tensor","tensor":3,"storage":3,"version":0,"dtype":"f32","shape":[2,2],"stride":[2,1],"offset":0}'"'"' &&
 	TANH='"'"'{"t":"op","seq":1,"op":"aten::tanh","args":[{"name":"self","tensor":2}],"outs":[3]}'"'"' &&
 	tt opt "$T2" "$MM" "$R2" "$TANH" "{\"t\":\"toutput\",\"tensor\":3,\"name\":\"out0\"}" &&
-	dmerge ref.trace opt.trace >p.obl &&
+	dmerge --trim ref.trace opt.trace >p.obl &&
 	dcat p.obl >p.jsonl &&
 	jq -c "select(.t==\"trimmed\") | [.ops,.inputs,.values]" p.jsonl >actual &&
 	echo "[[1,1],[2],[[2,6]]]" >expect &&
@@ -154,7 +154,7 @@ test_expect_success 'torch: the common prefix is trimmed into shared inputs' '
 	jq -c "select(.t==\"value\" and .def==\"op\" and .input != null) | [.value,.input,.off,.len]" p.jsonl >actual &&
 	printf "[2,2,0,16]\n[6,2,0,16]\n" >expect &&
 	test_cmp expect actual &&
-	dmerge --no-trim ref.trace opt.trace | dcat | jq -e -s "map(select(.t==\"trimmed\")) | length == 0"
+	dmerge ref.trace opt.trace | dcat | jq -e -s "map(select(.t==\"trimmed\")) | length == 0"
 '
 
 test_expect_success 'torch: an op without semantics is kept, marked, and unsupported downstream' '
@@ -190,7 +190,8 @@ test_expect_success 'torch: different numbers of parameters are refused' '
 test_expect_success 'torch: a launch argument into a storage makes a new version of it' '
 	MOD='"'"'{"t":"module","module":0,"ptx":".version 9.0","hash":"0000000000000000","arch":90}'"'"' &&
 	L='"'"'{"t":"launch","launch":0,"module":0,"kernel":"k","grid":[1,1,1],"block":[4,1,1],"shmem":0,"args":[{"param":"k_param_0","size":8,"raw":{"$bin":"AAAAAAAAAAA="},"storage":2,"off":4}]}'"'"' &&
-	tt ref "$MOD" "$T2" "$MM" "$L" "{\"t\":\"toutput\",\"tensor\":2,\"name\":\"out0\"}" &&
+	T2V1='"'"'{"t":"tensor","tensor":9,"storage":2,"version":1,"dtype":"f32","shape":[2,2],"stride":[2,1],"offset":0}'"'"' &&
+	tt ref "$MOD" "$T2" "$MM" "$L" "$T2V1" "{\"t\":\"toutput\",\"tensor\":9,\"name\":\"out0\"}" &&
 	dmerge --no-trim ref.trace ref.trace | dcat >l.jsonl &&
 	jq -c "select(.t==\"value\" and .prog==0 and .storage==2) | [.value,.buf,.version,.def,.prev]" l.jsonl >actual &&
 	printf "[2,2,0,\"op\",null]\n[3,2,1,\"launch\",2]\n" >expect &&
