@@ -9,6 +9,8 @@ test_expect_success 'make install DESTDIR=... PREFIX=/usr' '
 		test -x "dest/usr/bin/$t" || exit 1
 	done &&
 	test -f dest/usr/lib/dirigo/libdirigo-cudart.so &&
+	test -f dest/usr/lib/dirigo/python/dirigo_trace/recorder.py &&
+	test -x dest/usr/lib/dirigo/python/dirigo-python &&
 	test -f dest/usr/share/man/man7/dirigo.7 &&
 	test -f dest/usr/share/man/man5/dirigo-obligation.5 &&
 	test -f dest/usr/share/man/man1/dmerge.1
