@@ -186,7 +186,7 @@ int kb_trace(const struct kb *kb, kb_tracer trace)
 		char *argv[] = { python, "-m", "dirigo_trace.kernelbench", "trace", (char *)sides[i],
 		                 (char *)kb->ref, (char *)kb->opt, "--seed", (char *)kb->seed,
 		                 "--max-data", maxd, NULL };
-		status = worse(status, trace(kb->shim, sides[i], argv, outs[i], kb->max_data, true));
+		status = worse(status, trace(kb->shim, kb->gpu, sides[i], argv, outs[i], kb->max_data, true));
 	}
 out:
 	free(dir);

@@ -16,10 +16,11 @@ struct kb {
 	const char *seed;             /* decimal */
 	uint64_t max_data;
 	const char *shim;             /* the runtime to preload */
+	bool gpu;                     /* over the real runtime (--gpu) */
 };
 
 /* Traces one program (main.c's trace_one): returns an exit status. */
-typedef int (*kb_tracer)(const char *shim, const char *name, char *const *argv,
+typedef int (*kb_tracer)(const char *shim, bool gpu, const char *name, char *const *argv,
                          const char *output, uint64_t max_data, bool unsupported);
 
 /* Builds the optimized program's extension (not traced, cached), then

@@ -16,14 +16,14 @@
 #include "trace.h"
 
 static const char usage[] =
-	"usage: dtrace-cuda [--name NAME] [--no-gpu] [--max-data BYTES] [-o FILE] -- PROGRAM [ARGS...]\n"
+	"usage: dtrace-cuda [--name NAME] [--gpu | --no-gpu] [--max-data BYTES] [-o FILE] -- PROGRAM [ARGS...]\n"
 	"       dtrace-cuda --kernelbench [--seed N] [--max-data BYTES]\n"
 	"                   (-o DIR | --ref-out FILE --opt-out FILE) REF.py OPT.py|OPT.cu\n";
 
 struct opts {
 	const char *name, *output;
 	uint64_t max_data;
-	bool gpu;
+	int gpu;                  /* 1 --gpu, 0 --no-gpu, -1 unset: see gpu_mode() */
 	bool kernelbench;
 	const char *ref_out, *opt_out, *seed;
 };
@@ -49,8 +49,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n': o->name = optarg; break;
-		case 'N': o->gpu = false; break;
-		case 'G': o->gpu = true; break;
+		case 'N': o->gpu = 0; break;
+		case 'G': o->gpu = 1; break;
 		case 'o': o->output = optarg; break;
 		case 'K': o->kernelbench = true; break;
 		case 'R': o->ref_out = optarg; break;
@@ -118,8 +118,8 @@ static int report(const struct run *r, bool unsupported)
 
 /* Runs argv under the runtime shim and writes its trace, named name, to
  * output (NULL: standard output).  Returns the exit status. */
-static int trace_one(const char *shim, const char *name, char *const *argv, const char *output,
-                     uint64_t max_data, bool unsupported)
+static int trace_one(const char *shim, bool gpu, const char *name, char *const *argv,
+                     const char *output, uint64_t max_data, bool unsupported)
 {
 	FILE *out = stdout;
 	if (output && !(out = fopen(output, "wb"))) {
@@ -127,7 +127,7 @@ static int trace_one(const char *shim, const char *name, char *const *argv, cons
 		return EXIT_TROUBLE;
 	}
 	struct stream_out *w = stream_out_new(out);
-	struct run r = { .shim = shim, .argv = argv, .max_data = max_data, .out = out };
+	struct run r = { .shim = shim, .gpu = gpu, .argv = argv, .max_data = max_data, .out = out };
 	trace_write_header(w, name);
 	bool ok = run_program(&r);
 	int status = report(&r, unsupported);
@@ -146,25 +146,48 @@ static int trace_one(const char *shim, const char *name, char *const *argv, cons
 	return status;
 }
 
+/* Decides the mode: --gpu needs the real runtime and a GPU (else exit 2,
+ * saying why); without either option, a GPU is used when /dev/nvidia0
+ * exists and the real runtime sees it.  --kernelbench traces on the CPU
+ * unless --gpu is given: its torch side is for CPU torch only. */
+static bool gpu_mode(const struct opts *o, const char *shim)
+{
+	char msg[1024];
+	if (o->gpu == 0)
+		return false;
+	if (o->gpu == 1) {
+		if (o->kernelbench)
+			die("--gpu: --kernelbench over the real CUDA runtime is not implemented yet; "
+			    "use --no-gpu");
+		if (run_gpu_probe(shim, msg, sizeof msg) != 0)
+			die("--gpu: %s; trace on the CPU with --no-gpu", msg);
+		return true;
+	}
+	if (o->kernelbench || access("/dev/nvidia0", F_OK) != 0)
+		return false;
+	if (run_gpu_probe(shim, msg, sizeof msg) != 0) {
+		note("a GPU is present, but %s; tracing on the CPU (--no-gpu)", msg);
+		return false;
+	}
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	diag_set_prog("dtrace-cuda");
-	struct opts o = { .max_data = 1u << 20, .gpu = false, .seed = "42" };
+	struct opts o = { .max_data = 1u << 20, .gpu = -1, .seed = "42" };
 	int first = parse_opts(argc, argv, &o);
-	if (o.gpu)
-		die("--gpu: tracing over the real CUDA runtime is not implemented yet; use --no-gpu");
-	if (access("/dev/nvidia0", F_OK) == 0)
-		note("a GPU is present, but only record-only tracing (--no-gpu) is implemented yet");
 	signal(SIGPIPE, SIG_IGN);
 
 	char *shim = run_find_shim();
 	if (!shim)
 		return EXIT_TROUBLE;
+	bool gpu = gpu_mode(&o, shim);
 	int status;
 	if (o.kernelbench) {
 		struct kb kb = { .ref = argv[first], .opt = argv[first + 1], .dir = o.output,
 		                 .ref_out = o.ref_out, .opt_out = o.opt_out, .seed = o.seed,
-		                 .max_data = o.max_data, .shim = shim };
+		                 .max_data = o.max_data, .shim = shim, .gpu = gpu };
 		status = kb_trace(&kb, trace_one);
 		free(shim);
 		return close_stdout(status);
@@ -174,7 +197,7 @@ int main(int argc, char **argv)
 		const char *slash = strrchr(argv[first], '/');
 		name = slash ? slash + 1 : argv[first];
 	}
-	status = trace_one(shim, name, argv + first, o.output, o.max_data, false);
+	status = trace_one(shim, gpu, name, argv + first, o.output, o.max_data, false);
 	free(shim);
 	if (o.output)
 		return status;

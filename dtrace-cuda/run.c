@@ -1,11 +1,13 @@
 /*
- * run.c: spawn the traced program with the record-only runtime preloaded,
- * and copy the records it writes on a pipe to the trace output.
+ * run.c: spawn the traced program with the runtime shim preloaded, and copy
+ * the records it writes on a pipe to the trace output.
  *
- * The program finds the runtime two ways: LD_PRELOAD names it, and a
- * scratch folder on LD_LIBRARY_PATH holds libcudart.so.N links to it, so
- * the program's NEEDED libcudart.so.13 resolves to the same file (the
- * loader keeps one copy) and no real CUDA runtime is loaded.
+ * Record mode (--no-gpu): the program finds the shim two ways: LD_PRELOAD
+ * names it, and a scratch folder on LD_LIBRARY_PATH holds libcudart.so.N
+ * links to it, so the program's NEEDED libcudart.so.13 resolves to the
+ * same file (the loader keeps one copy) and no real CUDA runtime is loaded.
+ * Forward mode (--gpu): only LD_PRELOAD; the program loads the real runtime
+ * and the shim hands its calls on ($DIRIGO_CUDART_MODE=forward).
  */
 #include "run.h"
 
@@ -19,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <dlfcn.h>
 
 #include "arena.h"
 #include "diag.h"
@@ -54,6 +57,56 @@ char *run_find_shim(void)
 	warn("cannot find libdirigo-cudart.so in %s/../lib or %s/../lib/dirigo "
 	     "(set DIRIGO_CUDART)", exe, exe);
 	return NULL;
+}
+
+int run_gpu_probe(const char *shim, char *msg, size_t cap)
+{
+	int p[2];
+	snprintf(msg, cap, "cannot ask the runtime shim");
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return 3;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return 3;
+	}
+	if (pid == 0) {
+		/* the real runtime starts threads: only in a child that ends */
+		char buf[1024];
+		int rc = 3;
+		close(p[0]);
+		void *h = dlopen(shim, RTLD_NOW | RTLD_LOCAL);
+		int (*probe)(char *, size_t) = h ? (int (*)(char *, size_t))dlsym(h,
+		                               "dirigo_trace_gpu_probe") : NULL;
+		if (probe)
+			rc = probe(buf, sizeof buf);
+		else
+			snprintf(buf, sizeof buf, "cannot load '%s': %s", shim, dlerror());
+		if (write(p[1], buf, strlen(buf)) < 0)
+			_exit(3);
+		_exit(rc);
+	}
+	close(p[1]);
+	size_t got = 0;
+	ssize_t n;
+	while (got + 1 < cap && ((n = read(p[0], msg + got, cap - 1 - got)) > 0 ||
+	                         (n < 0 && errno == EINTR)))
+		if (n > 0)
+			got += (size_t)n;
+	msg[got] = '\0';
+	close(p[0]);
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return 3;
+	if (!WIFEXITED(st)) {
+		snprintf(msg, cap, "the probe of the real CUDA runtime was killed by signal %d",
+		         WTERMSIG(st));
+		return 3;
+	}
+	return WEXITSTATUS(st) <= 3 ? WEXITSTATUS(st) : 3;
 }
 
 /* A scratch folder with the libcudart links; NULL on failure (message). */
@@ -113,8 +166,10 @@ static _Noreturn void child(const struct run *r, const char *libdir, int tracefd
 	setenv("DIRIGO_TRACE_FD", num, 1);
 	snprintf(num, sizeof num, "%llu", (unsigned long long)r->max_data);
 	setenv("DIRIGO_TRACE_MAX_DATA", num, 1);
+	setenv("DIRIGO_CUDART_MODE", r->gpu ? "forward" : "record", 1);
 	env_prepend("LD_PRELOAD", r->shim);
-	env_prepend("LD_LIBRARY_PATH", libdir);
+	if (libdir)
+		env_prepend("LD_LIBRARY_PATH", libdir);
 	if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 		_exit(127);
 	execvp(r->argv[0], r->argv);
@@ -192,8 +247,8 @@ bool run_program(struct run *r)
 {
 	int tp[2], ep[2];
 	r->started = false;
-	char *libdir = libdir_make(r->shim);
-	if (!libdir)
+	char *libdir = NULL;
+	if (!r->gpu && !(libdir = libdir_make(r->shim)))
 		return false;
 	if (pipe(tp) != 0 || pipe2(ep, O_CLOEXEC) != 0 || fcntl(tp[0], F_SETFD, FD_CLOEXEC) != 0) {
 		warn("cannot make a pipe: %s", strerror(errno));

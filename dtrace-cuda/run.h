@@ -1,6 +1,6 @@
 /*
- * run.h: run a program under the record-only CUDA runtime and collect the
- * trace records it writes.
+ * run.h: run a program under the CUDA runtime shim (record-only, or over
+ * the real runtime on a GPU) and collect the trace records it writes.
  */
 #ifndef DIRIGO_DTRACE_RUN_H
 #define DIRIGO_DTRACE_RUN_H
@@ -14,8 +14,16 @@
  * Returns a heap string, or NULL (message printed) if none exists. */
 char *run_find_shim(void);
 
+/* Whether the shim can trace over the real runtime here: dlopens the shim
+ * in a child process and asks it (dirigo_trace_gpu_probe).  Returns 0 when
+ * the real libcudart loads and sees a GPU, 1 when it does not load, 2 when
+ * it sees no GPU, 3 when the shim cannot be asked; msg (cap bytes) says
+ * why, or names the real runtime. */
+int run_gpu_probe(const char *shim, char *msg, size_t cap);
+
 struct run {
 	const char *shim;          /* path of libdirigo-cudart.so */
+	bool gpu;                  /* forward to the real runtime (--gpu) */
 	char *const *argv;         /* program and its arguments */
 	uint64_t max_data;         /* passed to the shim */
 	FILE *out;                 /* the shim's records are copied here */

@@ -1,8 +1,8 @@
 /*
- * device.c: the device, streams, events and versions of the record-only
- * runtime.  There is one device, shaped like an sm_90 part; streams and
- * events exist only as handles, and every wait returns at once (nothing
- * runs asynchronously).
+ * device.c: the device, streams, events and versions.  Forward mode hands
+ * every call to the real runtime.  Record mode has one device, shaped like
+ * an sm_90 part; streams and events exist only as handles, and every wait
+ * returns at once (nothing runs asynchronously).
  */
 #include "shim.h"
 
@@ -15,6 +15,7 @@
 
 SHIM_EXPORT cudaError_t cudaGetDeviceCount(int *count)
 {
+	FORWARD(cudaGetDeviceCount, count);
 	if (!count)
 		return shim_error(cudaErrorInvalidValue);
 	*count = 1;
@@ -23,6 +24,7 @@ SHIM_EXPORT cudaError_t cudaGetDeviceCount(int *count)
 
 SHIM_EXPORT cudaError_t cudaGetDevice(int *device)
 {
+	FORWARD(cudaGetDevice, device);
 	if (!device)
 		return shim_error(cudaErrorInvalidValue);
 	*device = 0;
@@ -31,11 +33,13 @@ SHIM_EXPORT cudaError_t cudaGetDevice(int *device)
 
 SHIM_EXPORT cudaError_t cudaSetDevice(int device)
 {
+	FORWARD(cudaSetDevice, device);
 	return device == 0 ? cudaSuccess : shim_error(cudaErrorInvalidDevice);
 }
 
 SHIM_EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device)
 {
+	FORWARD(cudaGetDeviceProperties, p, device);
 	if (!p)
 		return shim_error(cudaErrorInvalidValue);
 	if (device != 0)
@@ -74,6 +78,7 @@ SHIM_EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int de
 
 SHIM_EXPORT cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
 {
+	FORWARD(cudaDeviceGetAttribute, value, attr, device);
 	if (!value)
 		return shim_error(cudaErrorInvalidValue);
 	if (device != 0)
@@ -106,13 +111,30 @@ SHIM_EXPORT cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr a
 	return cudaSuccess;
 }
 
-SHIM_EXPORT cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
-SHIM_EXPORT cudaError_t cudaDeviceReset(void) { return cudaSuccess; }
-SHIM_EXPORT cudaError_t cudaSetDeviceFlags(unsigned int flags) { (void)flags; return cudaSuccess; }
-SHIM_EXPORT cudaError_t cudaThreadSynchronize(void) { return cudaSuccess; }
+SHIM_EXPORT cudaError_t cudaDeviceSynchronize(void)
+{
+	FORWARD(cudaDeviceSynchronize);
+	return cudaSuccess;
+}
+SHIM_EXPORT cudaError_t cudaDeviceReset(void)
+{
+	FORWARD(cudaDeviceReset);
+	return cudaSuccess;
+}
+SHIM_EXPORT cudaError_t cudaSetDeviceFlags(unsigned int flags)
+{
+	FORWARD(cudaSetDeviceFlags, flags);
+	(void)flags; return cudaSuccess;
+}
+SHIM_EXPORT cudaError_t cudaThreadSynchronize(void)
+{
+	FORWARD(cudaThreadSynchronize);
+	return cudaSuccess;
+}
 
 SHIM_EXPORT cudaError_t cudaRuntimeGetVersion(int *v)
 {
+	FORWARD(cudaRuntimeGetVersion, v);
 	if (!v)
 		return shim_error(cudaErrorInvalidValue);
 	*v = CUDART_VERSION;
@@ -121,6 +143,7 @@ SHIM_EXPORT cudaError_t cudaRuntimeGetVersion(int *v)
 
 SHIM_EXPORT cudaError_t cudaDriverGetVersion(int *v)
 {
+	FORWARD(cudaDriverGetVersion, v);
 	return cudaRuntimeGetVersion(v);
 }
 
@@ -134,6 +157,7 @@ static void *handle_new(void)
 
 SHIM_EXPORT cudaError_t cudaStreamCreate(cudaStream_t *s)
 {
+	FORWARD(cudaStreamCreate, s);
 	if (!s)
 		return shim_error(cudaErrorInvalidValue);
 	*s = handle_new();
@@ -142,28 +166,44 @@ SHIM_EXPORT cudaError_t cudaStreamCreate(cudaStream_t *s)
 
 SHIM_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags)
 {
+	FORWARD(cudaStreamCreateWithFlags, s, flags);
 	(void)flags;
 	return cudaStreamCreate(s);
 }
 
 SHIM_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned int flags, int prio)
 {
+	FORWARD(cudaStreamCreateWithPriority, s, flags, prio);
 	(void)flags; (void)prio;
 	return cudaStreamCreate(s);
 }
 
-SHIM_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t s) { free(s); return cudaSuccess; }
-SHIM_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t s) { (void)s; return cudaSuccess; }
-SHIM_EXPORT cudaError_t cudaStreamQuery(cudaStream_t s) { (void)s; return cudaSuccess; }
+SHIM_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t s)
+{
+	FORWARD(cudaStreamDestroy, s);
+	free(s); return cudaSuccess;
+}
+SHIM_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t s)
+{
+	FORWARD(cudaStreamSynchronize, s);
+	(void)s; return cudaSuccess;
+}
+SHIM_EXPORT cudaError_t cudaStreamQuery(cudaStream_t s)
+{
+	FORWARD(cudaStreamQuery, s);
+	(void)s; return cudaSuccess;
+}
 
 SHIM_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int flags)
 {
+	FORWARD(cudaStreamWaitEvent, s, e, flags);
 	(void)s; (void)e; (void)flags;
 	return cudaSuccess;
 }
 
 SHIM_EXPORT cudaError_t cudaEventCreate(cudaEvent_t *e)
 {
+	FORWARD(cudaEventCreate, e);
 	if (!e)
 		return shim_error(cudaErrorInvalidValue);
 	*e = handle_new();
@@ -172,18 +212,36 @@ SHIM_EXPORT cudaError_t cudaEventCreate(cudaEvent_t *e)
 
 SHIM_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int flags)
 {
+	FORWARD(cudaEventCreateWithFlags, e, flags);
 	(void)flags;
 	return cudaEventCreate(e);
 }
 
-SHIM_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t e) { free(e); return cudaSuccess; }
-SHIM_EXPORT cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) { (void)e; (void)s; return cudaSuccess; }
-SHIM_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t e) { (void)e; return cudaSuccess; }
-SHIM_EXPORT cudaError_t cudaEventQuery(cudaEvent_t e) { (void)e; return cudaSuccess; }
+SHIM_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t e)
+{
+	FORWARD(cudaEventDestroy, e);
+	free(e); return cudaSuccess;
+}
+SHIM_EXPORT cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
+{
+	FORWARD(cudaEventRecord, e, s);
+	(void)e; (void)s; return cudaSuccess;
+}
+SHIM_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t e)
+{
+	FORWARD(cudaEventSynchronize, e);
+	(void)e; return cudaSuccess;
+}
+SHIM_EXPORT cudaError_t cudaEventQuery(cudaEvent_t e)
+{
+	FORWARD(cudaEventQuery, e);
+	(void)e; return cudaSuccess;
+}
 
 /* Kernels take no time here. */
 SHIM_EXPORT cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
+	FORWARD(cudaEventElapsedTime, ms, start, end);
 	(void)start; (void)end;
 	if (!ms)
 		return shim_error(cudaErrorInvalidValue);

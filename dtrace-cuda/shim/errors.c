@@ -1,6 +1,6 @@
 /*
  * errors.c: the per-thread last error and the names and descriptions of
- * cudaError_t values.  The name table was generated once from the
+ * cudaError_t values (forward mode: the real runtime's).  The name table was generated once from the
  * cudaError enum of CUDA 13.0's driver_types.h.
  */
 #include "shim.h"
@@ -18,6 +18,8 @@ cudaError_t shim_error(cudaError_t e)
 
 SHIM_EXPORT cudaError_t cudaGetLastError(void)
 {
+	if (shim_forward())
+		return REAL(cudaGetLastError)();
 	cudaError_t e = last_error;
 	last_error = cudaSuccess;
 	return e;
@@ -25,6 +27,8 @@ SHIM_EXPORT cudaError_t cudaGetLastError(void)
 
 SHIM_EXPORT cudaError_t cudaPeekAtLastError(void)
 {
+	if (shim_forward())
+		return REAL(cudaPeekAtLastError)();
 	return last_error;
 }
 
@@ -185,6 +189,8 @@ static const struct { int code; const char *text; } texts[] = {
 
 SHIM_EXPORT const char *cudaGetErrorName(cudaError_t error)
 {
+	if (shim_forward())
+		return REAL(cudaGetErrorName)(error);
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
 		if (names[i].code == (int)error)
 			return names[i].name;
@@ -193,6 +199,8 @@ SHIM_EXPORT const char *cudaGetErrorName(cudaError_t error)
 
 SHIM_EXPORT const char *cudaGetErrorString(cudaError_t error)
 {
+	if (shim_forward())
+		return REAL(cudaGetErrorString)(error);
 	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
 		if (texts[i].code == (int)error)
 			return texts[i].text;

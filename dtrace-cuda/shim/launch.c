@@ -3,7 +3,8 @@
  * geometry and each parameter's bytes (the sizes come from the .entry's
  * PTX parameter list); an 8-byte parameter that points into a live buffer
  * also gets that buffer and the offset, or, failing that, the torch storage
- * it points into (torch.c).  Kernels are not run.
+ * it points into (torch.c).  Record mode: kernels are not run.  Forward
+ * mode: the launch is recorded, then handed to the real runtime.
  */
 #include "shim.h"
 
@@ -54,6 +55,17 @@ cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sh
 
 cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun)
 {
+	if (shim_forward_device()) {
+		cudaError_t e = REAL(__cudaGetKernel)(kernel, hostFun);
+		if (e == cudaSuccess) {
+			shim_lock();
+			struct shim_func *f = shim_func_find(hostFun);
+			if (f)
+				f->kernel = *kernel;
+			shim_unlock();
+		}
+		return e;
+	}
 	shim_lock();
 	struct shim_func *f = shim_func_find(hostFun);
 	shim_unlock();
@@ -98,7 +110,15 @@ static void record_launch(struct shim_func *f, const struct ptx_func *pf, dim3 g
 			memcpy(&v, args[i], 8);
 			struct shim_buf *b = shim_buf_find((uintptr_t)v);
 			struct shim_store *s;
-			if (b && !b->hidden) {
+			if (b && b->hidden)
+				b = NULL;
+			/* on a GPU the program's buffers and torch's storages never
+			 * overlap, but a storage may lie inside an allocation that
+			 * torch made before its calls were known to be its own */
+			if (b && shim_forward() && (s = shim_store_find((uintptr_t)v)) &&
+			    s->base >= b->base)
+				b = NULL;
+			if (b) {
 				ta[i].buf = b->id;
 				ta[i].off = v - b->base;
 			} else if ((s = shim_store_find((uintptr_t)v))) {
@@ -119,18 +139,32 @@ static void record_launch(struct shim_func *f, const struct ptx_func *pf, dim3 g
 	free(ta);
 }
 
-static cudaError_t launch(struct shim_func *f, dim3 grid, dim3 block, void **args, size_t shmem)
+/* Records a launch of f; record mode also checks it as the real runtime
+ * would.  Returns an error for the program, or cudaSuccess. */
+static cudaError_t launch_note(struct shim_func *f, dim3 grid, dim3 block, void **args,
+                               size_t shmem)
 {
-	if (!f)
-		return shim_error(cudaErrorInvalidDeviceFunction);
-	if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 ||
-	    block.z == 0 || (uint64_t)block.x * block.y * block.z > 1024)
-		return shim_error(cudaErrorInvalidConfiguration);
+	if (shim_forward()) {
+		/* the real runtime checks; record what it is given */
+		if (!f || shim_quiet)
+			return cudaSuccess;
+	} else {
+		if (!f)
+			return shim_error(cudaErrorInvalidDeviceFunction);
+		if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 ||
+		    block.z == 0 || (uint64_t)block.x * block.y * block.z > 1024)
+			return shim_error(cudaErrorInvalidConfiguration);
+	}
 	shim_lock();
+	if (shim_forward() && !shim_out()) {
+		/* not recording: the PTX is not needed */
+		shim_unlock();
+		return cudaSuccess;
+	}
 	const struct ptx_func *pf = entry_of(f);
 	if (pf->nparams && !args) {
 		shim_unlock();
-		return shim_error(cudaErrorInvalidValue);
+		return shim_forward() ? cudaSuccess : shim_error(cudaErrorInvalidValue);
 	}
 	shim_sync_managed();
 	record_launch(f, pf, grid, block, shmem, args);
@@ -141,36 +175,61 @@ static cudaError_t launch(struct shim_func *f, dim3 grid, dim3 block, void **arg
 cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args,
                                size_t sharedMem, cudaStream_t stream)
 {
-	(void)stream;
-	return launch((struct shim_func *)kernel, gridDim, blockDim, args, sharedMem);
+	SHIM_ENTER();
+	shim_lock();
+	struct shim_func *f = shim_func_find(kernel);
+	shim_unlock();
+	cudaError_t e = launch_note(f, gridDim, blockDim, args, sharedMem);
+	if (shim_forward_device())
+		return REAL(__cudaLaunchKernel)(kernel, gridDim, blockDim, args, sharedMem, stream);
+	return e;
 }
 
 cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
                                     void **args, size_t sharedMem, cudaStream_t stream)
 {
-	return __cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream);
+	SHIM_ENTER();
+	shim_lock();
+	struct shim_func *f = shim_func_find(kernel);
+	shim_unlock();
+	cudaError_t e = launch_note(f, gridDim, blockDim, args, sharedMem);
+	if (shim_forward_device())
+		return REAL(__cudaLaunchKernel_ptsz)(kernel, gridDim, blockDim, args, sharedMem,
+		                                     stream);
+	return e;
 }
 
 SHIM_EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
                                          void **args, size_t sharedMem, cudaStream_t stream)
 {
-	(void)stream;
+	SHIM_ENTER();
 	shim_lock();
 	struct shim_func *f = shim_func_find(func);
 	shim_unlock();
-	return launch(f, gridDim, blockDim, args, sharedMem);
+	cudaError_t e = launch_note(f, gridDim, blockDim, args, sharedMem);
+	if (shim_forward_device())
+		return REAL(cudaLaunchKernel)(func, gridDim, blockDim, args, sharedMem, stream);
+	return e;
 }
 
 SHIM_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim,
                                               void **args, size_t sharedMem, cudaStream_t stream)
 {
-	return cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
+	SHIM_ENTER();
+	shim_lock();
+	struct shim_func *f = shim_func_find(func);
+	shim_unlock();
+	cudaError_t e = launch_note(f, gridDim, blockDim, args, sharedMem);
+	if (shim_forward_device())
+		return REAL(cudaLaunchKernel_ptsz)(func, gridDim, blockDim, args, sharedMem, stream);
+	return e;
 }
 
 /* ---- function attributes ------------------------------------------------- */
 
 SHIM_EXPORT cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
 {
+	FORWARD(cudaFuncGetAttributes, attr, func);
 	shim_lock();
 	struct shim_func *f = shim_func_find(func);
 	shim_unlock();
@@ -187,12 +246,14 @@ SHIM_EXPORT cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, c
 
 SHIM_EXPORT cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
 {
+	FORWARD(cudaFuncSetAttribute, func, attr, value);
 	(void)func; (void)attr; (void)value;
 	return cudaSuccess;
 }
 
 SHIM_EXPORT cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache config)
 {
+	FORWARD(cudaFuncSetCacheConfig, func, config);
 	(void)func; (void)config;
 	return cudaSuccess;
 }
@@ -202,6 +263,8 @@ SHIM_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBl
                                                                       int blockSize,
                                                                       size_t dynamicSMemSize)
 {
+	FORWARD(cudaOccupancyMaxActiveBlocksPerMultiprocessor, numBlocks, func, blockSize,
+	        dynamicSMemSize);
 	(void)func; (void)dynamicSMemSize;
 	if (!numBlocks || blockSize <= 0)
 		return shim_error(cudaErrorInvalidValue);
@@ -212,6 +275,8 @@ SHIM_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBl
 SHIM_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
 	int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned flags)
 {
+	FORWARD(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, numBlocks, func, blockSize,
+	        dynamicSMemSize, flags);
 	(void)flags;
 	return cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize,
 	                                                     dynamicSMemSize);

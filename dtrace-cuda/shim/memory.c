@@ -1,7 +1,10 @@
 /*
- * memory.c: allocation, copies and memsets of the record-only runtime.
- * Device memory is host memory filled with SHIM_FILL (real device memory
- * starts uninitialised); every operation on it is recorded.
+ * memory.c: allocation, copies and memsets.  Each exported function does
+ * the call (record mode: on host memory, filled with SHIM_FILL at
+ * allocation as real device memory starts uninitialised; forward mode: the
+ * real function) and records it with the same functions in both modes:
+ * alloc_note, copy_note, set_note.  Forward mode reads h2d data from the
+ * host source; device memory is never read.
  */
 #include "shim.h"
 
@@ -17,7 +20,22 @@ static uint64_t hash64(const void *p, size_t n)
 	return strtoull(hex, NULL, 16);
 }
 
-static cudaError_t alloc(void **p, size_t size, enum trace_alloc_kind kind)
+/* Records the allocation *p of size bytes the call just made (e, its
+ * result). */
+static cudaError_t alloc_note(void **p, size_t size, enum trace_alloc_kind kind, cudaError_t e)
+{
+	if (e != cudaSuccess || !p || !*p || size == 0)
+		return e;
+	shim_lock();
+	struct shim_buf *b = shim_buf_add((uintptr_t)*p, size, kind, *p, 0, NULL);
+	if (kind == TA_MANAGED)
+		b->host_hash = hash64(*p, size);
+	shim_unlock();
+	return e;
+}
+
+/* Record mode's allocation: host memory. */
+static cudaError_t host_alloc(void **p, size_t size)
 {
 	if (!p)
 		return shim_error(cudaErrorInvalidValue);
@@ -29,15 +47,13 @@ static cudaError_t alloc(void **p, size_t size, enum trace_alloc_kind kind)
 	if (!mem)
 		return shim_error(cudaErrorMemoryAllocation);
 	memset(mem, SHIM_FILL, rounded);
-	shim_lock();
-	struct shim_buf *b = shim_buf_add((uintptr_t)mem, size, kind, mem, 0, NULL);
-	if (kind == TA_MANAGED)
-		b->host_hash = hash64(mem, size);
-	shim_unlock();
 	*p = mem;
 	return cudaSuccess;
 }
 
+/* Records the release of p; record mode also checks it and frees the
+ * memory.  Forward mode leaves the checks and the freeing to the real
+ * runtime, which is then called with e = cudaSuccess. */
 static cudaError_t release(void *p, bool host)
 {
 	if (!p)
@@ -46,50 +62,77 @@ static cudaError_t release(void *p, bool host)
 	struct shim_buf *b = shim_buf_find((uintptr_t)p);
 	if (!b || b->base != (uintptr_t)p || (b->kind == TA_HOST) != host || !b->mem) {
 		shim_unlock();
+		if (shim_forward())
+			return cudaSuccess;
 		return shim_error(host ? cudaErrorInvalidValue : cudaErrorInvalidDevicePointer);
 	}
 	void *mem = b->mem;
 	shim_buf_remove(b);
 	shim_unlock();
-	free(mem);
+	if (!shim_forward())
+		free(mem);
 	return cudaSuccess;
 }
 
 SHIM_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
 {
-	return alloc(devPtr, size, TA_DEVICE);
+	SHIM_ENTER();
+	return alloc_note(devPtr, size, TA_DEVICE, shim_forward_device()
+	                  ? REAL(cudaMalloc)(devPtr, size) : host_alloc(devPtr, size));
 }
 
 SHIM_EXPORT cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
 {
-	(void)flags;
-	return alloc(devPtr, size, TA_MANAGED);
+	SHIM_ENTER();
+	return alloc_note(devPtr, size, TA_MANAGED, shim_forward_device()
+	                  ? REAL(cudaMallocManaged)(devPtr, size, flags) : host_alloc(devPtr, size));
 }
 
 SHIM_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
 {
-	return alloc(ptr, size, TA_HOST);
+	SHIM_ENTER();
+	return alloc_note(ptr, size, TA_HOST, shim_forward_device()
+	                  ? REAL(cudaMallocHost)(ptr, size) : host_alloc(ptr, size));
 }
 
 SHIM_EXPORT cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
 {
-	(void)flags;
-	return alloc(pHost, size, TA_HOST);
+	SHIM_ENTER();
+	return alloc_note(pHost, size, TA_HOST, shim_forward_device()
+	                  ? REAL(cudaHostAlloc)(pHost, size, flags) : host_alloc(pHost, size));
 }
 
 SHIM_EXPORT cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t stream)
 {
-	(void)stream;
-	return alloc(devPtr, size, TA_DEVICE);
+	SHIM_ENTER();
+	return alloc_note(devPtr, size, TA_DEVICE, shim_forward_device()
+	                  ? REAL(cudaMallocAsync)(devPtr, size, stream) : host_alloc(devPtr, size));
 }
 
-SHIM_EXPORT cudaError_t cudaFree(void *devPtr) { return release(devPtr, false); }
-SHIM_EXPORT cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t s) { (void)s; return release(devPtr, false); }
-SHIM_EXPORT cudaError_t cudaFreeHost(void *ptr) { return release(ptr, true); }
+SHIM_EXPORT cudaError_t cudaFree(void *devPtr)
+{
+	SHIM_ENTER();
+	cudaError_t e = release(devPtr, false);
+	return shim_forward_device() ? REAL(cudaFree)(devPtr) : e;
+}
+
+SHIM_EXPORT cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t s)
+{
+	SHIM_ENTER();
+	cudaError_t e = release(devPtr, false);
+	return shim_forward_device() ? REAL(cudaFreeAsync)(devPtr, s) : e;
+}
+
+SHIM_EXPORT cudaError_t cudaFreeHost(void *ptr)
+{
+	SHIM_ENTER();
+	cudaError_t e = release(ptr, true);
+	return shim_forward_device() ? REAL(cudaFreeHost)(ptr) : e;
+}
 
 SHIM_EXPORT cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)
 {
-	(void)flags;
+	FORWARD(cudaHostGetDevicePointer, pDevice, pHost, flags);
 	if (!pDevice)
 		return shim_error(cudaErrorInvalidValue);
 	*pDevice = pHost;
@@ -98,6 +141,7 @@ SHIM_EXPORT cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, un
 
 SHIM_EXPORT cudaError_t cudaMemGetInfo(size_t *free_, size_t *total)
 {
+	FORWARD(cudaMemGetInfo, free_, total);
 	if (free_)
 		*free_ = (size_t)72 << 30;
 	if (total)
@@ -107,8 +151,25 @@ SHIM_EXPORT cudaError_t cudaMemGetInfo(size_t *free_, size_t *total)
 
 /* ---- copies ------------------------------------------------------------- */
 
+/* Whether p is device memory the table does not hold (forward mode: the
+ * real runtime's word; memory torch allocated, or allocated by a call the
+ * shim does not see). */
+static bool unknown_device(const void *p)
+{
+	if (!shim_forward())
+		return false;
+	struct cudaPointerAttributes a;
+	if (REAL(cudaPointerGetAttributes)(&a, p) != cudaSuccess) {
+		REAL(cudaGetLastError)();
+		return false;
+	}
+	return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+}
+
 /* The device buffer holding [p, p+n), or NULL; host (pinned) buffers are
- * not device memory. */
+ * not device memory.  Stops the program on the memory of a torch tensor,
+ * and (forward mode) on device memory the table does not hold: the trace
+ * could not say what was copied. */
 static struct shim_buf *device_range(const void *p, size_t n)
 {
 	struct shim_buf *b = shim_buf_find((uintptr_t)p);
@@ -118,6 +179,10 @@ static struct shim_buf *device_range(const void *p, size_t n)
 		shim_fatal("a copy or memset of the memory of a torch tensor (storage %u) "
 		           "cannot be traced yet; make the tensor with a torch op instead",
 		           shim_store_find((uintptr_t)p)->id);
+	if (!b && shim_out() && unknown_device(p))
+		shim_fatal("a copy or memset of device memory at %p that was not allocated by a "
+		           "call dtrace-cuda records (cudaMalloc, cudaMallocManaged, "
+		           "cudaMallocAsync, cudaMallocHost, cudaHostAlloc)", p);
 	if (!b || b->kind == TA_HOST || (uintptr_t)p - b->base + n > b->bytes)
 		return NULL;
 	return b;
@@ -152,14 +217,19 @@ static void record_copy(enum trace_copy_dir dir, struct shim_buf *b, uint64_t of
 	shim_flush();
 }
 
-/* One copy of n bytes; the lock is held.  Directions are checked against
- * the buffer table; cudaMemcpyDefault takes them from it. */
-static cudaError_t copy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind)
+/* Records one copy of n bytes; the lock is held.  Directions are checked
+ * against the buffer table; cudaMemcpyDefault takes them from it.  Returns
+ * the error of a copy record mode refuses.  Forward mode records only what
+ * it recognises and leaves the checks to the real runtime; nothing is
+ * looked up when nothing is recorded. */
+static cudaError_t copy_note(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind)
 {
 	if (n == 0)
 		return cudaSuccess;
 	if (!dst || !src)
-		return shim_error(cudaErrorInvalidValue);
+		return shim_forward() ? cudaSuccess : shim_error(cudaErrorInvalidValue);
+	if (shim_forward() && !shim_out())
+		return cudaSuccess;
 	struct shim_buf *d = device_range(dst, n), *s = device_range(src, n);
 	bool dd, sd;
 	switch (kind) {
@@ -168,10 +238,11 @@ static cudaError_t copy(void *dst, const void *src, size_t n, enum cudaMemcpyKin
 	case cudaMemcpyDeviceToHost:   dd = false; sd = true;  break;
 	case cudaMemcpyDeviceToDevice: dd = true;  sd = true;  break;
 	case cudaMemcpyDefault:        dd = d != NULL; sd = s != NULL; break;
-	default: return shim_error(cudaErrorInvalidMemcpyDirection);
+	default:
+		return shim_forward() ? cudaSuccess : shim_error(cudaErrorInvalidMemcpyDirection);
 	}
 	if ((dd && !d) || (sd && !s))
-		return shim_error(cudaErrorInvalidValue);
+		return shim_forward() ? cudaSuccess : shim_error(cudaErrorInvalidValue);
 	uint64_t doff = dd ? (uintptr_t)dst - d->base : 0, soff = sd ? (uintptr_t)src - s->base : 0;
 	if (dd && !sd)
 		record_h2d(d, doff, src, n);
@@ -179,40 +250,57 @@ static cudaError_t copy(void *dst, const void *src, size_t n, enum cudaMemcpyKin
 		record_copy(TC_D2H, s, soff, n, NULL, 0);
 	else if (dd && sd)
 		record_copy(TC_D2D, d, doff, n, s, soff);
-	memmove(dst, src, n);
 	return cudaSuccess;
 }
 
-static cudaError_t copy_locked(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind)
+/* Record mode's copy: records it, then carries it out. */
+static cudaError_t copy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind)
+{
+	cudaError_t e = copy_note(dst, src, n, kind);
+	if (e == cudaSuccess && n)
+		memmove(dst, src, n);
+	return e;
+}
+
+static cudaError_t copy_locked(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind,
+                               bool exec)
 {
 	shim_lock();
-	cudaError_t e = copy(dst, src, n, kind);
+	cudaError_t e = exec ? copy(dst, src, n, kind) : copy_note(dst, src, n, kind);
 	shim_unlock();
 	return e;
 }
 
 SHIM_EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-	return copy_locked(dst, src, count, kind);
+	SHIM_ENTER();
+	bool fwd = shim_forward_device();
+	cudaError_t e = copy_locked(dst, src, count, kind, !fwd);
+	return fwd ? REAL(cudaMemcpy)(dst, src, count, kind) : e;
 }
 
 SHIM_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
                                         enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-	(void)stream;
-	return copy_locked(dst, src, count, kind);
+	SHIM_ENTER();
+	bool fwd = shim_forward_device();
+	cudaError_t e = copy_locked(dst, src, count, kind, !fwd);
+	return fwd ? REAL(cudaMemcpyAsync)(dst, src, count, kind, stream) : e;
 }
 
 /* Row by row; each row is one copy record. */
 static cudaError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
-                          size_t width, size_t height, enum cudaMemcpyKind kind)
+                          size_t width, size_t height, enum cudaMemcpyKind kind, bool exec)
 {
 	if (width > dpitch || width > spitch)
-		return shim_error(cudaErrorInvalidPitchValue);
+		return exec ? shim_error(cudaErrorInvalidPitchValue) : cudaSuccess;
 	shim_lock();
 	cudaError_t e = cudaSuccess;
-	for (size_t r = 0; r < height && e == cudaSuccess; r++)
-		e = copy((char *)dst + r * dpitch, (const char *)src + r * spitch, width, kind);
+	for (size_t r = 0; r < height && e == cudaSuccess; r++) {
+		void *d = (char *)dst + r * dpitch;
+		const void *s = (const char *)src + r * spitch;
+		e = exec ? copy(d, s, width, kind) : copy_note(d, s, width, kind);
+	}
 	shim_unlock();
 	return e;
 }
@@ -220,28 +308,39 @@ static cudaError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spit
 SHIM_EXPORT cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
                                      size_t width, size_t height, enum cudaMemcpyKind kind)
 {
-	return copy2d(dst, dpitch, src, spitch, width, height, kind);
+	SHIM_ENTER();
+	bool fwd = shim_forward_device();
+	cudaError_t e = copy2d(dst, dpitch, src, spitch, width, height, kind, !fwd);
+	return fwd ? REAL(cudaMemcpy2D)(dst, dpitch, src, spitch, width, height, kind) : e;
 }
 
 SHIM_EXPORT cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
                                           size_t spitch, size_t width, size_t height,
                                           enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-	(void)stream;
-	return copy2d(dst, dpitch, src, spitch, width, height, kind);
+	SHIM_ENTER();
+	bool fwd = shim_forward_device();
+	cudaError_t e = copy2d(dst, dpitch, src, spitch, width, height, kind, !fwd);
+	return fwd ? REAL(cudaMemcpy2DAsync)(dst, dpitch, src, spitch, width, height, kind, stream)
+	           : e;
 }
 
 /* ---- memset ------------------------------------------------------------- */
 
-static cudaError_t set(void *p, int value, size_t n)
+/* Records a memset; record mode checks it and (exec) carries it out. */
+static cudaError_t set(void *p, int value, size_t n, bool exec)
 {
 	if (n == 0)
 		return cudaSuccess;
 	shim_lock();
+	if (!exec && !shim_out()) {
+		shim_unlock();
+		return cudaSuccess;
+	}
 	struct shim_buf *b = device_range(p, n);
 	if (!b) {
 		shim_unlock();
-		return shim_error(cudaErrorInvalidValue);
+		return exec ? shim_error(cudaErrorInvalidValue) : cudaSuccess;
 	}
 	struct stream_out *w = shim_out();
 	if (w) {
@@ -250,20 +349,26 @@ static cudaError_t set(void *p, int value, size_t n)
 		trace_write_memset(w, &r);
 		shim_flush();
 	}
-	memset(p, (uint8_t)value, n);
+	if (exec)
+		memset(p, (uint8_t)value, n);
 	shim_unlock();
 	return cudaSuccess;
 }
 
 SHIM_EXPORT cudaError_t cudaMemset(void *devPtr, int value, size_t count)
 {
-	return set(devPtr, value, count);
+	SHIM_ENTER();
+	bool fwd = shim_forward_device();
+	cudaError_t e = set(devPtr, value, count, !fwd);
+	return fwd ? REAL(cudaMemset)(devPtr, value, count) : e;
 }
 
 SHIM_EXPORT cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)
 {
-	(void)stream;
-	return set(devPtr, value, count);
+	SHIM_ENTER();
+	bool fwd = shim_forward_device();
+	cudaError_t e = set(devPtr, value, count, !fwd);
+	return fwd ? REAL(cudaMemsetAsync)(devPtr, value, count, stream) : e;
 }
 
 /* ---- symbols ------------------------------------------------------------ */
@@ -277,62 +382,90 @@ static struct shim_var *symbol(const void *sym)
 	return v;
 }
 
-SHIM_EXPORT cudaError_t cudaMemcpyToSymbol(const void *sym, const void *src, size_t count,
-                                           size_t offset, enum cudaMemcpyKind kind)
+/* Records a copy to (to) or from a variable; record mode also checks it
+ * and (exec) carries it out. */
+static cudaError_t symbol_copy(bool to, const void *sym, void *host, size_t count, size_t offset,
+                               enum cudaMemcpyKind kind, bool exec)
 {
 	shim_lock();
+	if (!exec && !shim_out()) {
+		shim_unlock();
+		return cudaSuccess;
+	}
 	struct shim_var *v = symbol(sym);
 	cudaError_t e = cudaErrorInvalidSymbol;
 	if (v && offset <= v->size && count <= v->size - offset) {
-		if (kind == cudaMemcpyDefault || kind == cudaMemcpyHostToDevice ||
-		    kind == cudaMemcpyDeviceToDevice)
-			e = copy((char *)v->mem + offset, src, count, kind);
-		else
+		char *dev = (char *)v->mem + offset;
+		if (kind == cudaMemcpyDefault || kind == cudaMemcpyDeviceToDevice ||
+		    kind == (to ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost)) {
+			if (to)
+				e = exec ? copy(dev, host, count, kind) : copy_note(dev, host, count, kind);
+			else
+				e = exec ? copy(host, dev, count, kind) : copy_note(host, dev, count, kind);
+		} else {
 			e = cudaErrorInvalidMemcpyDirection;
+		}
 	} else if (v) {
 		e = cudaErrorInvalidValue;
 	}
 	shim_unlock();
+	if (!exec)
+		return cudaSuccess;
 	return e == cudaSuccess ? e : shim_error(e);
+}
+
+SHIM_EXPORT cudaError_t cudaMemcpyToSymbol(const void *sym, const void *src, size_t count,
+                                           size_t offset, enum cudaMemcpyKind kind)
+{
+	SHIM_ENTER();
+	bool fwd = shim_forward_device();
+	cudaError_t e = symbol_copy(true, sym, (void *)src, count, offset, kind, !fwd);
+	return fwd ? REAL(cudaMemcpyToSymbol)(sym, src, count, offset, kind) : e;
 }
 
 SHIM_EXPORT cudaError_t cudaMemcpyToSymbolAsync(const void *sym, const void *src, size_t count,
                                                 size_t offset, enum cudaMemcpyKind kind,
                                                 cudaStream_t stream)
 {
-	(void)stream;
-	return cudaMemcpyToSymbol(sym, src, count, offset, kind);
+	SHIM_ENTER();
+	bool fwd = shim_forward_device();
+	cudaError_t e = symbol_copy(true, sym, (void *)src, count, offset, kind, !fwd);
+	return fwd ? REAL(cudaMemcpyToSymbolAsync)(sym, src, count, offset, kind, stream) : e;
 }
 
 SHIM_EXPORT cudaError_t cudaMemcpyFromSymbol(void *dst, const void *sym, size_t count,
                                              size_t offset, enum cudaMemcpyKind kind)
 {
-	shim_lock();
-	struct shim_var *v = symbol(sym);
-	cudaError_t e = cudaErrorInvalidSymbol;
-	if (v && offset <= v->size && count <= v->size - offset) {
-		if (kind == cudaMemcpyDefault || kind == cudaMemcpyDeviceToHost ||
-		    kind == cudaMemcpyDeviceToDevice)
-			e = copy(dst, (char *)v->mem + offset, count, kind);
-		else
-			e = cudaErrorInvalidMemcpyDirection;
-	} else if (v) {
-		e = cudaErrorInvalidValue;
-	}
-	shim_unlock();
-	return e == cudaSuccess ? e : shim_error(e);
+	SHIM_ENTER();
+	bool fwd = shim_forward_device();
+	cudaError_t e = symbol_copy(false, sym, dst, count, offset, kind, !fwd);
+	return fwd ? REAL(cudaMemcpyFromSymbol)(dst, sym, count, offset, kind) : e;
 }
 
 SHIM_EXPORT cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *sym, size_t count,
                                                   size_t offset, enum cudaMemcpyKind kind,
                                                   cudaStream_t stream)
 {
-	(void)stream;
-	return cudaMemcpyFromSymbol(dst, sym, count, offset, kind);
+	SHIM_ENTER();
+	bool fwd = shim_forward_device();
+	cudaError_t e = symbol_copy(false, sym, dst, count, offset, kind, !fwd);
+	return fwd ? REAL(cudaMemcpyFromSymbolAsync)(dst, sym, count, offset, kind, stream) : e;
 }
 
 SHIM_EXPORT cudaError_t cudaGetSymbolAddress(void **devPtr, const void *sym)
 {
+	SHIM_ENTER();
+	if (shim_forward_device()) {
+		cudaError_t e = REAL(cudaGetSymbolAddress)(devPtr, sym);
+		if (e == cudaSuccess) {
+			/* the variable's buffer is recorded: it may be a launch argument */
+			shim_lock();
+			if (shim_out())
+				symbol(sym);
+			shim_unlock();
+		}
+		return e;
+	}
 	shim_lock();
 	struct shim_var *v = symbol(sym);
 	if (v && devPtr)
@@ -343,6 +476,7 @@ SHIM_EXPORT cudaError_t cudaGetSymbolAddress(void **devPtr, const void *sym)
 
 SHIM_EXPORT cudaError_t cudaGetSymbolSize(size_t *size, const void *sym)
 {
+	FORWARD(cudaGetSymbolSize, size, sym);
 	shim_lock();
 	struct shim_var *v = shim_var_find(sym);
 	if (v && size)

@@ -3,6 +3,11 @@
  * (__cudaRegisterFatBinary, __cudaRegisterFunction, __cudaRegisterVar, ...)
  * and the "module" records: a module's PTX is looked up and recorded the
  * first time one of its kernels or variables is used.
+ *
+ * In forward mode every registration is also handed to the real runtime,
+ * whose handles the program keeps (so the real launch works); the modules
+ * are still kept here to find the PTX.  Registrations by torch's own
+ * libraries (shim_enter) are only handed on.
  */
 #include "shim.h"
 
@@ -26,52 +31,97 @@ SHIM_EXPORT void __cudaRegisterManagedVar(void **handle, void **hostVarPtrAddres
                                           char *deviceAddress, const char *deviceName,
                                           int ext, size_t size, int constant, int global);
 
-/* The handle given to the stubs is the module itself. */
+/* The module registered under handle, or NULL (a registration that was
+ * only handed on).  The newest first: functions follow their module. */
+static struct shim_module *module_of(void **handle)
+{
+	for (size_t i = shim.mods.len; i-- > 0;)
+		if (shim.mods.items[i]->handle == handle)
+			return shim.mods.items[i];
+	return NULL;
+}
+
+/* The handle given to the stubs is the module itself (record mode) or the
+ * real runtime's. */
 void **__cudaRegisterFatBinary(void *fatCubin)
 {
+	SHIM_ENTER();
+	void **real = NULL;
+	if (shim_forward()) {
+		real = REAL(__cudaRegisterFatBinary)(fatCubin);
+		if (shim_quiet)
+			return real;
+	}
 	shim_lock();
 	struct shim_module *m = xcalloc(1, sizeof *m);
 	m->fatbin = fatbin_unwrap(fatCubin);
+	m->handle = real ? real : (void **)m;
 	arena_init(&m->arena);
 	VEC_PUSH(shim.mods, m);
 	shim_unlock();
-	return (void **)m;
+	return m->handle;
 }
 
-void __cudaRegisterFatBinaryEnd(void **handle) { (void)handle; }
-char __cudaInitModule(void **handle) { (void)handle; return 1; }
+void __cudaRegisterFatBinaryEnd(void **handle)
+{
+	if (shim_forward())
+		REAL(__cudaRegisterFatBinaryEnd)(handle);
+}
+
+char __cudaInitModule(void **handle)
+{
+	if (shim_forward())
+		return REAL(__cudaInitModule)(handle);
+	return 1;
+}
 
 /* Modules stay known until the process ends: kernels may still be named
  * by records written later, and unregistration happens at exit. */
-void __cudaUnregisterFatBinary(void **handle) { (void)handle; }
+void __cudaUnregisterFatBinary(void **handle)
+{
+	if (shim_forward())
+		REAL(__cudaUnregisterFatBinary)(handle);
+}
 
 void __cudaRegisterFunction(void **handle, const char *hostFun, char *deviceFun,
                             const char *deviceName, int thread_limit, uint3 *tid,
                             uint3 *bid, dim3 *bDim, dim3 *gDim, int *wSize)
 {
-	(void)deviceName; (void)thread_limit; (void)tid; (void)bid;
-	(void)bDim; (void)gDim; (void)wSize;
+	if (shim_forward())
+		REAL(__cudaRegisterFunction)(handle, hostFun, deviceFun, deviceName, thread_limit,
+		                             tid, bid, bDim, gDim, wSize);
 	shim_lock();
-	struct shim_func *f = xcalloc(1, sizeof *f);
-	f->host = hostFun;
-	f->name = xstrdup(deviceFun);
-	f->mod = (struct shim_module *)handle;
-	VEC_PUSH(shim.funcs, f);
+	struct shim_module *m = module_of(handle);
+	if (m) {
+		struct shim_func *f = xcalloc(1, sizeof *f);
+		f->host = hostFun;
+		f->kernel = shim_forward() ? NULL : f;
+		f->name = xstrdup(deviceFun);
+		f->mod = m;
+		VEC_PUSH(shim.funcs, f);
+	}
 	shim_unlock();
 }
 
-/* init: the variable's first contents (size bytes), or NULL for zeros. */
+/* init: the variable's first contents (size bytes), or NULL for zeros.
+ * In forward mode the real runtime holds the variable (v->mem is found when
+ * the module is used); NULL when the module is not kept. */
 static struct shim_var *var_register(void **handle, const void *host, const char *name,
                                      size_t size, const void *init)
 {
+	struct shim_module *m = module_of(handle);
+	if (!m)
+		return NULL;
 	struct shim_var *v = xcalloc(1, sizeof *v);
 	v->host = host;
 	v->name = xstrdup(name);
 	v->size = size;
-	v->mod = (struct shim_module *)handle;
-	v->mem = xcalloc(1, size ? size : 1);
-	if (init)
-		memcpy(v->mem, init, size);
+	v->mod = m;
+	if (!shim_forward()) {
+		v->mem = xcalloc(1, size ? size : 1);
+		if (init)
+			memcpy(v->mem, init, size);
+	}
 	VEC_PUSH(shim.vars, v);
 	return v;
 }
@@ -79,7 +129,9 @@ static struct shim_var *var_register(void **handle, const void *host, const char
 void __cudaRegisterVar(void **handle, char *hostVar, char *deviceAddress,
                        const char *deviceName, int ext, size_t size, int constant, int global)
 {
-	(void)deviceName; (void)ext; (void)constant; (void)global;
+	if (shim_forward())
+		REAL(__cudaRegisterVar)(handle, hostVar, deviceAddress, deviceName, ext, size,
+		                        constant, global);
 	shim_lock();
 	/* Device memory of a variable starts as its initialiser, which the
 	 * host shadow holds too. */
@@ -93,10 +145,18 @@ void __cudaRegisterManagedVar(void **handle, void **hostVarPtrAddress, char *dev
                               const char *deviceName, int ext, size_t size, int constant,
                               int global)
 {
-	(void)deviceName; (void)ext; (void)constant; (void)global;
+	if (shim_forward()) {
+		REAL(__cudaRegisterManagedVar)(handle, hostVarPtrAddress, deviceAddress, deviceName,
+		                               ext, size, constant, global);
+		shim_lock();
+		var_register(handle, hostVarPtrAddress, deviceAddress, size, NULL);
+		shim_unlock();
+		return;
+	}
 	shim_lock();
 	struct shim_var *v = var_register(handle, hostVarPtrAddress, deviceAddress, size, NULL);
-	*hostVarPtrAddress = v->mem;
+	if (v)
+		*hostVarPtrAddress = v->mem;
 	shim_unlock();
 }
 
@@ -118,6 +178,14 @@ static void module_emit_vars(struct shim_module *m)
 		struct shim_var *v = shim.vars.items[i];
 		if (v->mod != m || v->emitted)
 			continue;
+		if (shim_forward()) {
+			void *dev = NULL;
+			cudaError_t e = REAL(cudaGetSymbolAddress)(&dev, v->host);
+			if (e != cudaSuccess)
+				shim_fatal("cannot find the device address of '%s': %s", v->name,
+				           REAL(cudaGetErrorString)(e));
+			v->mem = dev;
+		}
 		v->emitted = true;
 		shim_buf_add((uintptr_t)v->mem, v->size, TA_SYMBOL, NULL, m->id, v->name);
 	}
@@ -157,7 +225,8 @@ void shim_module_use(struct shim_module *m)
 struct shim_func *shim_func_find(const void *host)
 {
 	for (size_t i = 0; i < shim.funcs.len; i++)
-		if (shim.funcs.items[i]->host == host || (const void *)shim.funcs.items[i] == host)
+		if (shim.funcs.items[i]->host == host ||
+		    (shim.funcs.items[i]->kernel && shim.funcs.items[i]->kernel == host))
 			return shim.funcs.items[i];
 	return NULL;
 }

@@ -1,10 +1,22 @@
 /*
- * shim.h: internals of the record-only CUDA runtime (libdirigo-cudart.so),
- * which dtrace-cuda LD_PRELOADs into a program built with nvcc -cudart
- * shared.  It implements the CUDA runtime ABI without a GPU: device memory
- * is host memory, kernels are not run, and every event that matters to
- * dirigo is written as a trace record (formats/trace.h) to the file
- * descriptor named by $DIRIGO_TRACE_FD.
+ * shim.h: internals of the CUDA runtime shim (libdirigo-cudart.so), which
+ * dtrace-cuda LD_PRELOADs into a program built with nvcc -cudart shared.
+ * Every event that matters to dirigo is written as a trace record
+ * (formats/trace.h) to the file descriptor named by $DIRIGO_TRACE_FD.
+ *
+ * Two layers: recording (the records, the tables of modules, kernels and
+ * buffers; shared by both modes) and execution, what is done with the call,
+ * chosen at load time by $DIRIGO_CUDART_MODE:
+ *
+ *   record   (default) the record-only runtime: no GPU, device memory is
+ *            host memory, kernels are not run (memory.c, launch.c,
+ *            device.c carry the calls out themselves);
+ *   forward  the shim sits over the real libcudart.so.13 (or .12), loaded
+ *            as the program's own dependency; every call is recorded, then
+ *            handed to the real function (forward.c, REAL below).  Device
+ *            memory is real device memory: h2d data is read from the host
+ *            source, and calls made by torch's own libraries (forward.c,
+ *            shim_enter) are passed through unrecorded.
  *
  * Global state: the ABI gives the runtime no context argument, so the
  * registered modules, functions, variables and live buffers are one global
@@ -40,6 +52,8 @@
 
 struct shim_module {
 	const void *fatbin;       /* the fatbinary registered */
+	void **handle;            /* what the program holds: the module itself,
+	                             or (forward) the real runtime's handle */
 	bool loaded;              /* PTX looked for (status in st, err) */
 	enum fatbin_status st;
 	char err[256];
@@ -52,6 +66,8 @@ struct shim_module {
 
 struct shim_func {
 	const void *host;         /* host stub address: the launch key */
+	const void *kernel;       /* what __cudaGetKernel gave: the function
+	                             itself, or (forward) the real handle */
 	char *name;               /* mangled .entry name */
 	struct shim_module *mod;
 	const struct ptx_func *pf;   /* found on first launch */
@@ -79,7 +95,8 @@ struct shim_var {
 	char *name;
 	size_t size;
 	struct shim_module *mod;
-	void *mem;                /* its device memory (a host buffer) */
+	void *mem;                /* its device memory (record: a host buffer;
+	                             forward: found when the module is used) */
 	bool emitted;             /* buffer recorded and live */
 };
 
@@ -100,6 +117,10 @@ struct shim {
 	VEC(uint32_t) written;          /* storages launched on, not yet taken */
 	int suppress;                   /* > 0: a torch op runs; record nothing */
 };
+
+/* Set by shim_enter() for the call in progress on this thread: it comes
+ * from torch's own libraries (forward mode); record nothing for it. */
+extern _Thread_local bool shim_quiet;
 
 extern struct shim shim;
 
@@ -139,5 +160,40 @@ void shim_sync_managed(void);
 
 /* The per-thread last error: set returns e for chaining. */
 cudaError_t shim_error(cudaError_t e);
+
+/* ---- execution modes (forward.c) ------------------------------------------ */
+
+/* True when calls go to the real runtime ($DIRIGO_CUDART_MODE=forward). */
+bool shim_forward(void);
+
+/* shim_forward(), and first makes sure (once) that the real runtime can use
+ * a device: fatal with the runtime's error otherwise.  Calls that need a
+ * device test this; registration, which runs in constructors, does not. */
+bool shim_forward_device(void);
+
+/* The real runtime's function name; fatal when the real runtime cannot be
+ * loaded or lacks it.  Use REAL(fn), which looks it up once per call site. */
+void *shim_real_sym(const char *name);
+#define REAL(fn) ((__typeof__(&fn))({                                        \
+	static void *slot_;                                                    \
+	void *p_ = __atomic_load_n(&slot_, __ATOMIC_ACQUIRE);                  \
+	if (!p_) {                                                             \
+		p_ = shim_real_sym(#fn);                                       \
+		__atomic_store_n(&slot_, p_, __ATOMIC_RELEASE);                \
+	}                                                                      \
+	p_; }))
+
+/* The whole call goes to the real runtime in forward mode. */
+#define FORWARD(fn, ...) do {                                                  \
+	if (shim_forward_device())                                             \
+		return REAL(fn)(__VA_ARGS__);                                  \
+} while (0)
+
+/* To be called first by every exported function that records: notes on
+ * this thread whether the caller (its return address) is in one of torch's
+ * own libraries (forward mode), which makes shim_out() NULL and buffers
+ * allocated hidden for the call.  Never quiet in record mode. */
+#define SHIM_ENTER() shim_enter(__builtin_return_address(0))
+void shim_enter(const void *caller);
 
 #endif

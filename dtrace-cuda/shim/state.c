@@ -9,6 +9,8 @@
  * the first that uses CUDA claims the trace.  Both are then removed, and
  * the descriptor closed on exec, so that programs it runs do not write into
  * the same trace; children forked without exec write nothing.
+ * DIRIGO_CUDART_MODE (forward.c) stays: programs it runs must find the
+ * same runtime behind the shim.
  */
 #include "shim.h"
 
@@ -22,6 +24,7 @@
 #include "diag.h"
 
 struct shim shim = { .lock = PTHREAD_MUTEX_INITIALIZER };
+_Thread_local bool shim_quiet;
 
 static void shim_init(void)
 {
@@ -68,7 +71,7 @@ void shim_unlock(void)
 
 struct stream_out *shim_out(void)
 {
-	if (!shim.w || getpid() != shim.pid || shim.suppress > 0)
+	if (!shim.w || getpid() != shim.pid || shim.suppress > 0 || shim_quiet)
 		return NULL;
 	return shim.w;
 }
@@ -81,9 +84,10 @@ void shim_flush(void)
 
 void shim_fatal(const char *fmt, ...)
 {
+	extern char *program_invocation_name;
 	va_list ap;
 	fflush(NULL);
-	fprintf(stderr, "dtrace-cuda: %s: ", shim.prog ? shim.prog : "program");
+	fprintf(stderr, "dtrace-cuda: %s: ", shim.prog ? shim.prog : program_invocation_name);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -108,7 +112,7 @@ static size_t buf_upper(uintptr_t p)
 struct shim_buf *shim_buf_add(uintptr_t base, uint64_t bytes, enum trace_alloc_kind kind,
                               void *mem, uint32_t module, const char *symbol)
 {
-	bool hidden = shim.suppress > 0;
+	bool hidden = shim.suppress > 0 || shim_quiet;
 	struct shim_buf b = { .base = base, .bytes = bytes, .id = hidden ? TRACE_NO_BUF : shim.next_buf++,
 	                      .kind = kind, .mem = mem, .hidden = hidden };
 	size_t at = buf_upper(base);

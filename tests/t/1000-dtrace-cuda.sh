@@ -139,9 +139,4 @@ test_expect_success 'no program: usage, exit 2' '
 	grep "^usage: dtrace-cuda" err
 '
 
-test_expect_success '--gpu: not implemented yet, exit 2' '
-	test_must_fail --status=2 dtrace-cuda --gpu -- ./vadd >out 2>err &&
-	grep "not implemented yet" err
-'
-
 test_done
