@@ -582,6 +582,18 @@ uint64_t obl_view_extent(const struct obl_view *v)
 	return e;
 }
 
+bool obl_op_shape(void *user, uint32_t tensor, struct op_shape *shape, enum etype *et)
+{
+	const struct obl_view *v = obl_op_view(user, tensor);
+	if (!v)
+		return false;
+	shape->ndim = v->ndim;
+	for (uint32_t i = 0; i < v->ndim; i++)
+		shape->dim[i] = v->shape[i];
+	*et = v->dtype;
+	return true;
+}
+
 bool obl_view_contiguous(const struct obl_view *v)
 {
 	int64_t want = 1;

@@ -33,6 +33,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ops/ops.h"
 #include "stream.h"
 #include "torch.h"
 
@@ -163,6 +164,9 @@ bool obl_read_trimmed(const struct record *rec, struct arena *a, struct obl_trim
 
 /* The view of tensor id t in op o, or NULL. */
 const struct obl_view *obl_op_view(const struct obl_op *o, uint32_t t);
+/* op_bind's shape callback (ops/ops.h) for an obligation op: user is the
+ * struct obl_op; the shape and dtype of tensor come from its view. */
+bool obl_op_shape(void *user, uint32_t tensor, struct op_shape *shape, enum etype *et);
 /* The tensor id of result r of op o (its outs, then its mutated
  * arguments), or TORCH_NO_TENSOR. */
 uint32_t obl_op_result(const struct obl_op *o, uint32_t r);

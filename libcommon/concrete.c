@@ -225,18 +225,6 @@ static uint64_t view_elem(const struct obl_view *w, uint64_t flat)
 	return at;
 }
 
-static bool op_shape(void *user, uint32_t tensor, struct op_shape *shape, enum etype *et)
-{
-	const struct obl_view *v = obl_op_view(user, tensor);
-	if (!v)
-		return false;
-	shape->ndim = v->ndim;
-	for (uint32_t i = 0; i < v->ndim; i++)
-		shape->dim[i] = v->shape[i];
-	*et = v->dtype;
-	return true;
-}
-
 struct opctx {
 	struct rp *r;
 	const struct obl_op *op;
@@ -332,7 +320,7 @@ static bool run_op(struct rp *r, uint32_t k)
 	if (op->unsupported)
 		return fail(r, INTERP_UNSUPPORTED, "torch op %u '%s' is unsupported: %s", k, op->call.op,
 		            op->unsupported);
-	if (!op_bind(&op->call, op_shape, (void *)op, &in, err, sizeof err))
+	if (!op_bind(&op->call, obl_op_shape, (void *)op, &in, err, sizeof err))
 		return fail(r, INTERP_UNSUPPORTED, "torch op %u: %s", k, err);
 	struct opctx c = { r, op, &in, false };
 	struct op_leaves lv = { NULL, opnd_val, opnd_int, &c };

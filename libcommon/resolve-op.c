@@ -65,18 +65,6 @@ void rop_free(struct rop *x)
 	free(x);
 }
 
-static bool op_shape(void *user, uint32_t tensor, struct op_shape *shape, enum etype *et)
-{
-	const struct obl_view *v = obl_op_view(user, tensor);
-	if (!v)
-		return false;
-	shape->ndim = v->ndim;
-	for (uint32_t i = 0; i < v->ndim; i++)
-		shape->dim[i] = v->shape[i];
-	*et = v->dtype;
-	return true;
-}
-
 /* The bound instance of op k, or NULL (the reason in x->err[k]). */
 static const struct op_inst *bound(struct rop *x, uint32_t k)
 {
@@ -87,7 +75,7 @@ static const struct op_inst *bound(struct rop *x, uint32_t k)
 		if (op->unsupported) {
 			x->bound[k] = B_FAIL;
 			x->err[k] = op->unsupported;
-		} else if (!op_bind(&op->call, op_shape, (void *)op, &x->inst[k], err, sizeof err)) {
+		} else if (!op_bind(&op->call, obl_op_shape, (void *)op, &x->inst[k], err, sizeof err)) {
 			x->bound[k] = B_FAIL;
 			x->err[k] = arena_strdup(&x->arena, err);
 		}
