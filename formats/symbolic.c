@@ -234,6 +234,43 @@ static bool read_op(const msgpack_object *m, bool atomic, const struct expr **no
 	return (*op == SA_CAS) == (*cmp != NULL);
 }
 
+/* The fields a global and a shared store share: dom, addr, val, type, op
+ * and cmp (atomics), seq, line, src_line, with the sorts checked.  False
+ * when one is missing or malformed (*sorts tells a sort mismatch). */
+struct store_fields {
+	const struct expr *dom, *addr, *val, *cmp;
+	enum etype et;
+	uint8_t op;
+	uint64_t seq, line, src_line;
+};
+
+static bool read_store(const msgpack_object *m, bool atomic, const struct expr **nodes, uint32_t ne,
+                       struct store_fields *f, bool *sorts)
+{
+	uint32_t d, ad, v;
+	const msgpack_object *ty = obj_get(m, "type");
+	char tname[16] = "";
+	*sorts = false;
+	memset(f, 0, sizeof *f);
+	if (ty && ty->type == MSGPACK_OBJECT_STR && ty->via.str.size < sizeof tname)
+		memcpy(tname, ty->via.str.ptr, ty->via.str.size);
+	if (!idx_of(m, "dom", ne, &d) || !idx_of(m, "addr", ne, &ad) || !idx_of(m, "val", ne, &v) ||
+	    (f->et = etype_parse(tname)) == ET_NONE || !read_op(m, atomic, nodes, ne, &f->op, &f->cmp))
+		return false;
+	obj_u64(obj_get(m, "seq"), &f->seq);
+	obj_u64(obj_get(m, "line"), &f->line);
+	obj_u64(obj_get(m, "src_line"), &f->src_line);
+	f->dom = nodes[d];
+	f->addr = nodes[ad];
+	f->val = nodes[v];
+	if (SORT_KIND(f->dom->sort) != SK_BOOL || f->addr->sort != SORT_BV(64) ||
+	    f->val->sort != etype_sort(f->et) || (f->cmp && f->cmp->sort != f->val->sort)) {
+		*sorts = true;
+		return false;
+	}
+	return true;
+}
+
 /* The shared stores ("shared", or "shared_atomics" when atomic). */
 static bool read_shared(const struct record *rec, const char *key, bool atomic,
                         const struct expr **nodes, uint32_t ne, struct arena *a,
@@ -254,36 +291,25 @@ static bool read_shared(const struct record *rec, const char *key, bool atomic,
 	for (uint32_t i = 0; i < n; i++) {
 		const msgpack_object *m = &sh->via.array.ptr[i];
 		struct sym_shwrite *x = &(*out)[i];
-		uint32_t d, ad, v;
-		uint64_t seq = 0, ep = 0, sub = 0, line = 0, sl = 0;
-		uint8_t op;
-		const struct expr *cmp;
-		const msgpack_object *ty = obj_get(m, "type");
-		char tname[16] = "";
-		if (ty && ty->type == MSGPACK_OBJECT_STR && ty->via.str.size < sizeof tname)
-			memcpy(tname, ty->via.str.ptr, ty->via.str.size);
-		if (!idx_of(m, "dom", ne, &d) || !idx_of(m, "addr", ne, &ad) || !idx_of(m, "val", ne, &v) ||
-		    (x->et = etype_parse(tname)) == ET_NONE || !obj_u64(obj_get(m, "epoch"), &ep) ||
-		    ep >= SYM_SH_EPOCH_MAX || !read_op(m, atomic, nodes, ne, &op, &cmp)) {
-			rec_error(rec, "%s entry %u is malformed (dom, addr, val, type, epoch%s)", key, i,
-			          atomic ? ", op, cmp" : "");
+		struct store_fields f;
+		bool sorts;
+		uint64_t ep = 0, sub = 0;
+		if (!read_store(m, atomic, nodes, ne, &f, &sorts) || !obj_u64(obj_get(m, "epoch"), &ep) ||
+		    ep >= SYM_SH_EPOCH_MAX) {
+			if (sorts)
+				rec_error(rec, "%s entry %u: expressions of the wrong sort", key, i);
+			else
+				rec_error(rec, "%s entry %u is malformed (dom, addr, val, type, epoch%s)", key, i,
+				          atomic ? ", op, cmp" : "");
 			return false;
 		}
-		obj_u64(obj_get(m, "seq"), &seq);
 		obj_u64(obj_get(m, "sub"), &sub);
-		obj_u64(obj_get(m, "line"), &line);
-		obj_u64(obj_get(m, "src_line"), &sl);
 		if (sub >> SYM_SH_SUB_BITS) {
 			rec_error(rec, "%s entry %u: warp epoch %llu too large", key, i, (unsigned long long)sub);
 			return false;
 		}
-		*x = (struct sym_shwrite){ nodes[d], nodes[ad], nodes[v], x->et, (uint32_t)seq, (uint32_t)ep,
-		                           (uint32_t)sub, (uint32_t)line, (uint32_t)sl, op, cmp };
-		if (SORT_KIND(x->dom->sort) != SK_BOOL || x->addr->sort != SORT_BV(64) ||
-		    x->val->sort != etype_sort(x->et) || (cmp && cmp->sort != x->val->sort)) {
-			rec_error(rec, "%s entry %u: expressions of the wrong sort", key, i);
-			return false;
-		}
+		*x = (struct sym_shwrite){ f.dom, f.addr, f.val, f.et, (uint32_t)f.seq, (uint32_t)ep,
+		                           (uint32_t)sub, (uint32_t)f.line, (uint32_t)f.src_line, f.op, f.cmp };
 	}
 	return true;
 }
@@ -308,36 +334,29 @@ static bool read_wlist(const struct record *rec, const char *key, bool atomic,
 	for (uint32_t i = 0; i < nw; i++) {
 		const msgpack_object *m = &ws->via.array.ptr[i];
 		struct sym_write *x = &(*out)[i];
-		uint32_t d, ad, v;
-		uint64_t value, seq = 0, line = 0, sl = 0;
-		const msgpack_object *ty = obj_get(m, "type");
-		char tname[16] = "";
-		if (ty && ty->type == MSGPACK_OBJECT_STR && ty->via.str.size < sizeof tname)
-			memcpy(tname, ty->via.str.ptr, ty->via.str.size);
-		if (!obj_u64(obj_get(m, "value"), &value) || value > UINT32_MAX ||
-		    !idx_of(m, "dom", ne, &d) || !idx_of(m, "addr", ne, &ad) || !idx_of(m, "val", ne, &v) ||
-		    (x->et = etype_parse(tname)) == ET_NONE || !read_op(m, atomic, nodes, ne, &x->op, &x->cmp)) {
-			if (atomic)
+		struct store_fields f;
+		bool sorts;
+		uint64_t value;
+		if (!read_store(m, atomic, nodes, ne, &f, &sorts) ||
+		    !obj_u64(obj_get(m, "value"), &value) || value > UINT32_MAX) {
+			if (sorts)
+				rec_error(rec, "%s %u: expressions of the wrong sort", atomic ? "atomic" : "write", i);
+			else if (atomic)
 				rec_error(rec, "atomic %u is malformed (value, dom, addr, val, type, op, cmp)", i);
 			else
 				rec_error(rec, "write %u is malformed (value, dom, addr, val, type)", i);
 			return false;
 		}
-		obj_u64(obj_get(m, "seq"), &seq);
-		obj_u64(obj_get(m, "line"), &line);
-		obj_u64(obj_get(m, "src_line"), &sl);
 		x->value = (uint32_t)value;
-		x->dom = nodes[d];
-		x->addr = nodes[ad];
-		x->val = nodes[v];
-		x->seq = (uint32_t)seq;
-		x->line = (uint32_t)line;
-		x->src_line = (uint32_t)sl;
-		if (SORT_KIND(x->dom->sort) != SK_BOOL || x->addr->sort != SORT_BV(64) ||
-		    x->val->sort != etype_sort(x->et) || (x->cmp && x->cmp->sort != x->val->sort)) {
-			rec_error(rec, "%s %u: expressions of the wrong sort", atomic ? "atomic" : "write", i);
-			return false;
-		}
+		x->dom = f.dom;
+		x->addr = f.addr;
+		x->val = f.val;
+		x->et = f.et;
+		x->op = f.op;
+		x->cmp = f.cmp;
+		x->seq = (uint32_t)f.seq;
+		x->line = (uint32_t)f.line;
+		x->src_line = (uint32_t)f.src_line;
 	}
 	return true;
 }
