@@ -113,7 +113,9 @@ int main(void)
 			ib[k] = e_input(b, 0, 4 * k, ET_F32);
 		const struct expr *sa = e_op(a, EOP_FADD, SORT_REAL, 0, 4, ia);
 		const struct expr *sb = e_op(b, EOP_FADD, SORT_REAL, 0, 4, ib);
-		ok(sa->args[0] != NULL && e_print(&(struct arena){ 0 }, sa, 200) != NULL, "sums built");
+		struct arena pa = ARENA_INIT;
+		ok(sa->args[0] != NULL && e_print(&pa, sa, 200) != NULL, "sums built");
+		arena_release(&pa);
 		struct ectx *d1 = ectx_new(), *d2 = ectx_new();
 		struct ax_norm *n1 = ax_norm_new(d1, AX_DEFAULT), *n2 = ax_norm_new(d2, AX_DEFAULT);
 		const struct expr *ca = ax_norm(n1, sa), *cb = ax_norm(n2, sb);
