@@ -132,7 +132,7 @@ int dcheck_merge(const char *const *files, int nfiles)
 					k = -1;
 					break;
 				}
-				out_pass(out, &rec, "verdict");
+				out_pass(out, &rec, "verdict", NULL);
 			}
 		}
 		stream_in_close(in);

@@ -165,6 +165,9 @@ static bool kept_load(const struct kept *k, struct sym_state *st, struct ectx *c
 /* ---- workers ---------------------------------------------------------------------- */
 
 enum stop { STOP_NONE, STOP_BUG, STOP_BUDGET, STOP_LIMIT, STOP_ALL };
+/* What dcheck writes; a rerun on its own output replaces them. */
+static const char *const own_records[] = { "location", "witness", "verdict", NULL };
+
 static const char *const stop_names[] = {
 	[STOP_NONE] = NULL, [STOP_BUG] = "first-bug", [STOP_BUDGET] = "budget",
 	[STOP_LIMIT] = "max-locations", [STOP_ALL] = "all",
@@ -526,7 +529,7 @@ int dcheck_run(const struct dcheck_opts *o, const char *const *files, int nfiles
 		}
 		if (taken && o->jobs > 1)
 			kept_add(&kept, &rec, &keep);
-		out_pass(out, &rec, "verdict");
+		out_pass(out, &rec, "verdict", own_records);
 	}
 	kept.file = file;
 	if (k != 0 || !sym_state_finish(&st, file, true)) {

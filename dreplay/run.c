@@ -12,6 +12,9 @@
 #include <math.h>
 #include <string.h>
 
+/* What dreplay writes; a rerun on its own output replaces them. */
+static const char *const own_records[] = { "replay", "report", NULL };
+
 struct gathered {
 	VEC(struct vd_witness) witnesses;
 	VEC(size_t) windex;                  /* record index of each witness */
@@ -200,9 +203,9 @@ int dreplay_run(const struct dreplay_opts *o, const char *const *files, int nfil
 			k = -1;
 			break;
 		}
-		out_pass(out, &rec, "replay");
+		out_pass(out, &rec, "replay", own_records);
 		if (kept.out && strcmp(rec.type, "replay") != 0 && strcmp(rec.type, "report") != 0)
-			out_pass(kept.out, &rec, "verdict");
+			out_pass(kept.out, &rec, "verdict", own_records);
 	}
 	if (k != 0 || !sym_state_finish(&st, file, true) || !check_witnesses(&g, &st, file)) {
 		status = EXIT_TROUBLE;

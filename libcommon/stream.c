@@ -568,8 +568,12 @@ void out_raw(struct stream_out *w, const struct record *rec)
 	}
 }
 
-void out_pass(struct stream_out *w, const struct record *rec, const char *kind)
+void out_pass(struct stream_out *w, const struct record *rec, const char *kind,
+              const char *const *own)
 {
+	for (; own && *own; own++)
+		if (strcmp(rec->type, *own) == 0)
+			return;
 	if (strcmp(rec->type, "header") != 0) {
 		out_raw(w, rec);
 		return;

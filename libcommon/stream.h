@@ -97,8 +97,11 @@ void out_end(struct stream_out *w);                       /* writes it */
 void out_raw(struct stream_out *w, const struct record *rec);
 /* Pass-through for a stage that produces streams of kind 'kind': the first
  * input header becomes this stage's header (same name), later input
- * headers are dropped, every other record is written unchanged. */
-void out_pass(struct stream_out *w, const struct record *rec, const char *kind);
+ * headers are dropped, records of the types in 'own' (NULL-terminated, or
+ * NULL) are dropped too (the stage writes them afresh: rerunning it on its
+ * own output replaces them), every other record is written unchanged. */
+void out_pass(struct stream_out *w, const struct record *rec, const char *kind,
+              const char *const *own);
 
 /* Stream kinds in pipeline order: trace, obligation, symbolic, verdict,
  * replay.  For a header record, checks that its kind is at least 'min'

@@ -74,4 +74,17 @@ test_expect_success 'each stage writes its own header and passes the rest throug
 	test_cmp in.jsonl head.jsonl
 '
 
+test_expect_success 'rerunning a stage on its own output replaces its records' '
+	dcheck dcheck.in >v1 &&
+	dcheck v1 >v2 &&
+	dcat v1 | jq -r .t | sort | uniq -c >c1 &&
+	dcat v2 | jq -r .t | sort | uniq -c >c2 &&
+	test_cmp c1 c2 &&
+	dreplay v1 >r1 2>/dev/null &&
+	dreplay r1 >r2 2>/dev/null &&
+	dcat r1 | jq -r .t | sort | uniq -c >c1 &&
+	dcat r2 | jq -r .t | sort | uniq -c >c2 &&
+	test_cmp c1 c2
+'
+
 test_done
