@@ -271,25 +271,42 @@ static bool read_store(const msgpack_object *m, bool atomic, const struct expr *
 	return true;
 }
 
+/* The optional array of stores under key: NULL and *n = 0 when absent;
+ * false after a message when it is not an array. */
+static bool store_array(const struct record *rec, const char *key, const msgpack_object **arr,
+                        uint32_t *n)
+{
+	const msgpack_object *o = rec_get(rec, key);
+	*arr = NULL;
+	*n = 0;
+	if (!o)
+		return true;
+	if (o->type != MSGPACK_OBJECT_ARRAY) {
+		rec_error(rec, "field '%s' is not an array", key);
+		return false;
+	}
+	*arr = o->via.array.ptr;
+	*n = o->via.array.size;
+	return true;
+}
+
 /* The shared stores ("shared", or "shared_atomics" when atomic). */
 static bool read_shared(const struct record *rec, const char *key, bool atomic,
                         const struct expr **nodes, uint32_t ne, struct arena *a,
                         struct sym_shwrite **out, uint32_t *nout)
 {
-	const msgpack_object *sh = rec_get(rec, key);
+	const msgpack_object *arr;
+	uint32_t n;
 	*out = NULL;
 	*nout = 0;
-	if (!sh)
-		return true;
-	if (sh->type != MSGPACK_OBJECT_ARRAY) {
-		rec_error(rec, "field '%s' is not an array", key);
+	if (!store_array(rec, key, &arr, &n))
 		return false;
-	}
-	uint32_t n = sh->via.array.size;
+	if (!arr)
+		return true;
 	*out = ARENA_NEWN(a, struct sym_shwrite, n ? n : 1);
 	*nout = n;
 	for (uint32_t i = 0; i < n; i++) {
-		const msgpack_object *m = &sh->via.array.ptr[i];
+		const msgpack_object *m = &arr[i];
 		struct sym_shwrite *x = &(*out)[i];
 		struct store_fields f;
 		bool sorts;
@@ -319,20 +336,18 @@ static bool read_wlist(const struct record *rec, const char *key, bool atomic,
                        const struct expr **nodes, uint32_t ne, struct arena *a,
                        struct sym_write **out, uint32_t *nout)
 {
-	const msgpack_object *ws = rec_get(rec, key);
+	const msgpack_object *arr;
+	uint32_t nw;
 	*out = NULL;
 	*nout = 0;
-	if (!ws)
-		return true;
-	if (ws->type != MSGPACK_OBJECT_ARRAY) {
-		rec_error(rec, "field '%s' is not an array", key);
+	if (!store_array(rec, key, &arr, &nw))
 		return false;
-	}
-	uint32_t nw = ws->via.array.size;
+	if (!arr)
+		return true;
 	*out = ARENA_NEWN(a, struct sym_write, nw ? nw : 1);
 	*nout = nw;
 	for (uint32_t i = 0; i < nw; i++) {
-		const msgpack_object *m = &ws->via.array.ptr[i];
+		const msgpack_object *m = &arr[i];
 		struct sym_write *x = &(*out)[i];
 		struct store_fields f;
 		bool sorts;
