@@ -7,6 +7,7 @@
 
 #include "merge.h"
 #include "torch.h"
+#include "symbolic.h"
 
 /* A tensor of a trace: a view of one version of one storage. */
 struct tview {
@@ -84,6 +85,9 @@ struct merge {
 	/* h2d values must point at shared inputs, known only at the end: they
 	 * are patched in merge_finish. */
 	bool no_trim;               /* --no-trim */
+	/* Findings dmerge makes itself (shape-mismatch), written after the
+	 * obligation; they name no launch (launch UINT32_MAX). */
+	VEC(struct sym_finding) findings;
 };
 
 

@@ -35,6 +35,7 @@ void merge_free(struct merge *m)
 		VEC_FREE(m->progs[p].d2h);
 		torch_free(&m->progs[p]);
 	}
+	VEC_FREE(m->findings);
 	obligation_release(&m->ob);
 	arena_release(&m->arena);
 	free(m);
@@ -296,12 +297,12 @@ int merge_record(struct merge *m, const struct record *rec)
 	return 0;
 }
 
-bool merge_finish(struct merge *m, struct stream_out *w)
+int merge_finish(struct merge *m, struct stream_out *w)
 {
 	struct prog *r = &m->progs[0], *o = &m->progs[1];
 	if (m->nprogs != 2) {
 		warn("need two traces (reference, then optimized), got %d", m->nprogs);
-		return false;
+		return EXIT_TROUBLE;
 	}
 	for (int p = 0; p < 2; p++) {
 		if (!m->progs[p].ended)
@@ -314,24 +315,24 @@ bool merge_finish(struct merge *m, struct stream_out *w)
 	if (r->h2d.len != o->h2d.len) {
 		warn("programs do not match: '%s' copies %zu inputs to the device, '%s' copies %zu",
 		     r->name, r->h2d.len, o->name, o->h2d.len);
-		return false;
+		return EXIT_TROUBLE;
 	}
 	if (r->d2h.len != o->d2h.len) {
 		warn("programs do not match: '%s' copies %zu outputs back to the host, '%s' copies %zu",
 		     r->name, r->d2h.len, o->name, o->d2h.len);
-		return false;
+		return EXIT_TROUBLE;
 	}
 	if (r->d2h.len == 0 && r->touts.len == 0 && o->touts.len == 0) {
 		warn("the programs copy nothing back to the host and return no tensor: there are no "
 		     "outputs to compare");
-		return false;
+		return EXIT_TROUBLE;
 	}
 	for (size_t i = 0; i < r->h2d.len; i++) {
 		const struct host_copy *a = &r->h2d.items[i], *b = &o->h2d.items[i];
 		if (a->bytes != b->bytes) {
 			warn("programs do not match: input %zu is %llu bytes in '%s' but %llu bytes in '%s'",
 			     i, (unsigned long long)a->bytes, r->name, (unsigned long long)b->bytes, o->name);
-			return false;
+			return EXIT_TROUBLE;
 		}
 		if (a->hash && b->hash && strcmp(a->hash, b->hash) != 0)
 			note("input %zu holds different data in the two traces; inputs are symbolic, "
@@ -342,7 +343,7 @@ bool merge_finish(struct merge *m, struct stream_out *w)
 		if (a->bytes != b->bytes) {
 			warn("programs do not match: output %zu is %llu bytes in '%s' but %llu bytes in '%s'",
 			     i, (unsigned long long)a->bytes, r->name, (unsigned long long)b->bytes, o->name);
-			return false;
+			return EXIT_TROUBLE;
 		}
 	}
 	for (size_t i = 0; i < r->h2d.len; i++) {
@@ -360,7 +361,7 @@ bool merge_finish(struct merge *m, struct stream_out *w)
 		VEC_PUSH(m->ob.outputs, out);
 	}
 	if (!torch_finish(m))
-		return false;
+		return EXIT_TROUBLE;
 	obl_write_start(w, r->name, o->name);
 	for (size_t i = 0; i < m->ob.inputs.len; i++)
 		obl_write_input(w, &m->ob.inputs.items[i]);
@@ -386,7 +387,9 @@ bool merge_finish(struct merge *m, struct stream_out *w)
 		                             op->unsupported };
 		sym_write_unsupported(w, &u);
 	}
-	return true;
+	for (size_t i = 0; i < m->findings.len; i++)
+		sym_write_finding(w, &m->findings.items[i]);
+	return m->findings.len ? EXIT_BUG : EXIT_OK;
 }
 
 void merge_set_trim(struct merge *m, bool on)

@@ -741,6 +741,39 @@ static void trim(struct merge *m)
 	VEC_FREE(vals);
 }
 
+/* Output pair i (a of the reference, b of the optimized program): 1 when
+ * its values are compared, 0 when not (different element counts), -1
+ * after a message (different dtypes).  Shapes that differ are a
+ * shape-mismatch finding; with the same element count the values are
+ * still compared element by element in row-major order (both views are
+ * contiguous), under the reference's shape. */
+static int output_pair(struct merge *m, size_t i, const struct tout *a, const struct tout *b)
+{
+	const struct prog *r = &m->progs[0], *o = &m->progs[1];
+	if (same_shape(&a->v, &b->v))
+		return 1;
+	char sa[128], sb[128];
+	shape_text(&a->v, sa, sizeof sa);
+	shape_text(&b->v, sb, sizeof sb);
+	if (a->v.dtype != b->v.dtype) {
+		warn("programs do not match: output %zu ('%s') is %s in '%s' but %s in '%s'", i,
+		     a->name, sa, r->name, sb, o->name);
+		return -1;
+	}
+	bool same_n = obl_view_numel(&a->v) == obl_view_numel(&b->v);
+	struct sym_finding f = {
+		.cls = "shape-mismatch", .prog = 1, .launch = UINT32_MAX, .value = NO_VALUE,
+		.kernel = arena_printf(&m->arena, "output %zu (%s)", i, a->name),
+		.message = arena_printf(&m->arena, "output %zu ('%s') is %s in '%s' but %s in '%s'%s", i,
+		                        a->name, sa, r->name, sb, o->name,
+		                        same_n ? "; the values are compared in row-major order" :
+		                        "; the element counts differ, the values are not compared"),
+	};
+	VEC_PUSH(m->findings, f);
+	warn("shape-mismatch: %s", f.message);
+	return same_n ? 1 : 0;
+}
+
 bool torch_finish(struct merge *m)
 {
 	struct obligation *ob = &m->ob;
@@ -783,14 +816,11 @@ bool torch_finish(struct merge *m)
 	}
 	for (size_t i = 0; i < r->touts.len; i++) {
 		const struct tout *a = &r->touts.items[i], *b = &o->touts.items[i];
-		if (!same_shape(&a->v, &b->v)) {
-			char sa[128], sb[128];
-			shape_text(&a->v, sa, sizeof sa);
-			shape_text(&b->v, sb, sizeof sb);
-			warn("programs do not match: output %zu ('%s') is %s in '%s' but %s in '%s'", i,
-			     a->name, sa, r->name, sb, o->name);
+		int k = output_pair(m, i, a, b);
+		if (k < 0)
 			return false;
-		}
+		if (k == 0)
+			continue;
 		uint64_t es = etype_size(a->v.dtype);
 		struct obl_output out = {
 			.output = (uint32_t)ob->outputs.len, .bytes = obl_view_numel(&a->v) * es,

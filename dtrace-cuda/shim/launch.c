@@ -125,7 +125,7 @@ static void record_launch(struct shim_func *f, const struct ptx_func *pf, dim3 g
 				ta[i].in_storage = true;
 				ta[i].storage = s->id;
 				ta[i].off = v - s->base;
-				shim_store_written(s->id);
+				shim_store_written(s->id, shim.next_launch);
 			}
 		}
 	}

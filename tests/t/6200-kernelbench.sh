@@ -29,7 +29,7 @@ if [ -z "${SKIP_ALL:-}" ]; then
 	sys.exit(0 if all(any(os.path.exists(os.path.join(d, n)) for d in inc) for n in need) else 1)
 	EOF
 fi
-export DIRIGO_EXT_CACHE="$ROOT/build/ext-cache" DIRIGO_PYTHONPATH="$ROOT/dtrace-cuda/python"
+export DIRIGO_EXT_CACHE="${DIRIGO_EXT_CACHE:-$ROOT/build/ext-cache}" DIRIGO_PYTHONPATH="$ROOT/dtrace-cuda/python"
 RE=$KB/running-example
 
 if [ -n "${SKIP_ALL:-}" ]; then
