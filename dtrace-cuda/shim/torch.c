@@ -21,11 +21,12 @@
  *                               meanwhile belong to torch (hidden)
  *   dirigo_trace_written(ids, cap)
  *                               the storages launches received pointers
- *                               into since the last call (at most cap), one
- *                               entry per launch and storage, in launch
- *                               order: the recorder gives the storage one
- *                               new version per entry, as dmerge does per
- *                               launch (dirigo-trace(5), STORAGE VERSIONS)
+ *                               into, or copies and memsets wrote, since the
+ *                               last call (at most cap): one entry per event
+ *                               and storage, in order; the recorder gives the
+ *                               storage one new version per entry, as dmerge
+ *                               does per record (dirigo-trace(5), STORAGE
+ *                               VERSIONS)
  *
  * A launch parameter that points into no buffer of the program's own but
  * into a registered storage is recorded as {"storage": id, "off": bytes}.
@@ -141,11 +142,11 @@ struct shim_store *shim_store_find(uintptr_t p)
 	return p - s->base < s->bytes ? s : NULL;
 }
 
-void shim_store_written(uint32_t id, uint32_t launch)
+void shim_store_written(uint32_t id, uint32_t event)
 {
-	for (size_t i = shim.written.len; i-- > 0 && shim.written.items[i].launch == launch;)
+	for (size_t i = shim.written.len; i-- > 0 && shim.written.items[i].event == event;)
 		if (shim.written.items[i].id == id)
 			return;
-	struct shim_written w = { id, launch };
+	struct shim_written w = { id, event };
 	VEC_PUSH(shim.written, w);
 }

@@ -106,12 +106,45 @@ test_expect_success 'every tensor a record names has its tensor record before' '
 	done
 '
 
-test_expect_success 'dropout in training mode: unsupported, exit 3, the op named' '
-	test_status 3 env PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" -m dirigo_trace \
+test_expect_success 'dropout in training mode: a random op, its result kept with its bytes' '
+	PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" -m dirigo_trace \
 		"$PROGS/dropout.py" --out dropout.trace 2>err &&
-	grep "unsupported: random op .aten::bernoulli" err &&
-	dcat dropout.trace | jq -c "select(.t==\"tunsupported\" or .t==\"end\") | del(.message)" >actual &&
-	printf "{\"t\":\"tunsupported\",\"op\":\"aten::bernoulli_.float\"}\n{\"t\":\"end\",\"status\":3}\n" >expect &&
+	dcat dropout.trace >dropout.json &&
+	jq -c "select(.t==\"op\" and .random) | .op" dropout.json >actual &&
+	echo "\"aten::bernoulli_.float\"" >expect &&
+	test_cmp expect actual &&
+	t=$(jq "select(.t==\"op\" and .random) | .mutated[0].tensor" dropout.json) &&
+	jq -s -e "map(select(.t==\"tensor\" and .tensor==$t)) | length == 1 and .[0].data != null" \
+		dropout.json >/dev/null &&
+	test -z "$(jq -c "select(.t==\"tunsupported\")" dropout.json)" &&
+	jq -c "select(.t==\"end\") | .status" dropout.json >actual &&
+	echo 0 >expect && test_cmp expect actual
+'
+
+test_expect_success 'dropout: dmerge makes the random result an input of its own program' '
+	dmerge dropout.trace dropout.trace >dropout.obl &&
+	dcat dropout.obl | jq -c "select(.t==\"input\" and .role==\"random\") | [.name, .prog, .data != null]" >actual &&
+	printf "[\"aten::bernoulli_.float#1.0\",0,true]\n[\"aten::bernoulli_.float#1.0\",1,true]\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success '.item(): a data-dependent op, unsupported, exit 3, the op named' '
+	cat >item.py <<-\EOF &&
+	import torch
+	import torch.nn as nn
+	class Model(nn.Module):
+	    def forward(self, x):
+	        return x * x.max().item()
+	def get_inputs():
+	    return [torch.randn(4)]
+	def get_init_inputs():
+	    return []
+	EOF
+	test_status 3 env PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" -m dirigo_trace \
+		item.py --out item.trace 2>err &&
+	grep "unsupported: data-dependent op .aten::_local_scalar_dense" err &&
+	dcat item.trace | jq -c "select(.t==\"tunsupported\" or .t==\"end\") | del(.message)" >actual &&
+	printf "{\"t\":\"tunsupported\",\"op\":\"aten::_local_scalar_dense\"}\n{\"t\":\"end\",\"status\":3}\n" >expect &&
 	test_cmp expect actual
 '
 

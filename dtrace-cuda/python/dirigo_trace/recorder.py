@@ -10,8 +10,12 @@ formats/torch.h.  In short:
   op       one aten call: every schema argument by name, the result tensors,
            and the tensors it wrote in place (new versions of their storage)
   toutput  a tensor the program returns
-  tunsupported  the op that makes the program unsupported (random, data-
+  tunsupported  the op that makes the program unsupported (data-
            dependent), after which recording stops
+
+A random op (rand*, bernoulli, normal_, dropout with p > 0 in training
+mode, ...) is recorded with "random": true and its results' tensor records
+carry their bytes: dmerge makes each result a fresh input of its program.
 
 Storage versions: an op that writes a storage in place (an argument whose
 schema says Tensor(a!)) makes a new version of it; a view taken afterwards
@@ -27,7 +31,7 @@ DTYPES = {
     torch.int16: "s16", torch.int8: "s8", torch.uint8: "u8", torch.bool: "u8",
 }
 
-# Ops whose results are random: the program is unsupported.
+# Ops whose results are random: recorded with "random": true.
 RANDOM_OPS = {
     "rand", "randn", "randint", "rand_like", "randn_like", "randint_like",
     "randperm", "bernoulli", "bernoulli_", "normal", "normal_", "uniform_",
@@ -154,9 +158,10 @@ class Recorder(TorchDispatchMode):
             if entry is not None:
                 entry[1] += 1
 
-    def tensor_id(self, t, fresh=False):
+    def tensor_id(self, t, fresh=False, data=False):
         """The id of t's current value, writing its tensor record if new.
-        fresh: t's storage is new (an op's non-alias result)."""
+        fresh: t's storage is new (an op's non-alias result); data: the
+        record carries t's bytes (as with all_data)."""
         ptr = storage_ptr(t)
         if fresh or ptr not in self.storages or ptr == 0:
             self._new_storage(ptr, t)
@@ -172,7 +177,7 @@ class Recorder(TorchDispatchMode):
                "dtype": dtype_name(t.dtype), "shape": list(t.shape),
                "stride": list(t.stride()), "offset": t.storage_offset(),
                "device": t.device.type}
-        if self.all_data:
+        if self.all_data or data:
             rec["data"] = tensor_bytes(t)
         self.write(rec)
         return tid
@@ -262,18 +267,20 @@ class Recorder(TorchDispatchMode):
     # ---- the mode --------------------------------------------------------
 
     def _check_supported(self, func, named):
+        """Raises Unsupported for an op dirigo cannot model; returns True
+        for a random op (its results are fresh inputs), else False."""
         base = func._schema.name.split("::")[-1]
         name = op_name(func)
+        if base in DATA_DEPENDENT_OPS:
+            raise Unsupported(name, "data-dependent op '%s'" % name)
         if base in RANDOM_OPS:
-            raise Unsupported(name, "random op '%s'" % name)
+            return True
         if base in DROPOUT_OPS:
             vals = {a.name: v for a, v in named}
             p = vals.get("p", 0.0) or 0.0
             train = vals.get("train", vals.get("training", True))
-            if train and p > 0:
-                raise Unsupported(name, "random op '%s' (dropout with p=%g in training mode)" % (name, p))
-        if base in DATA_DEPENDENT_OPS:
-            raise Unsupported(name, "data-dependent op '%s'" % name)
+            return bool(train and p > 0)
+        return False
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -282,7 +289,7 @@ class Recorder(TorchDispatchMode):
         self.sync()
         schema = func._schema
         named = self._arguments(schema, args, kwargs)
-        self._check_supported(func, named)
+        random = self._check_supported(func, named)
         enc = [self._encode(a.name, str(a.type), v) for a, v in named]
         self.busy = True
         if self.link is not None:
@@ -295,12 +302,12 @@ class Recorder(TorchDispatchMode):
                 self.link.suppress(-1)
         self.busy = True
         try:
-            self._record(func, schema, named, enc, result)
+            self._record(func, schema, named, enc, result, random)
         finally:
             self.busy = False
         return result
 
-    def _record(self, func, schema, named, enc, result):
+    def _record(self, func, schema, named, enc, result, random=False):
         # Storages written in place: one new version each.
         mutated = []
         bumped = set()
@@ -326,9 +333,12 @@ class Recorder(TorchDispatchMode):
                 continue
             ret = schema.returns[i] if i < len(schema.returns) else schema.returns[-1]
             alias = ret.alias_info is not None and self.known(r)
-            outs.append(self.tensor_id(r, fresh=not alias))
+            outs.append(self.tensor_id(r, fresh=not alias, data=random))
         rec = {"t": "op", "seq": self.seq, "op": op_name(func), "args": enc, "outs": outs}
         if mutated:
-            rec["mutated"] = [{"arg": n, "tensor": self.tensor_id(t)} for n, t in mutated]
+            rec["mutated"] = [{"arg": n, "tensor": self.tensor_id(t, data=random)}
+                              for n, t in mutated]
+        if random:
+            rec["random"] = True
         self.seq += 1
         self.write(rec)
