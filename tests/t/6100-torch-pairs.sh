@@ -57,7 +57,7 @@ check_pair() {   # DIR [dmerge options]
 			"$name.jsonl" >/dev/null ;;
 	shape-mismatch)
 		test $st = 1 &&
-		jq -s -e 'map(select(.t=="verdict"))[0] | .equal >= 5 and .differ == 0' \
+		jq -s -e 'map(select(.t=="verdict"))[0] | .equal >= 1 and .equal == .checked and .differ == 0' \
 			"$name.jsonl" >/dev/null &&
 		jq -s -e 'map(select(.t=="replay" and .confirmed)) | length == 0' "$name.jsonl" >/dev/null ;;
 	"shape-mismatch buggy")

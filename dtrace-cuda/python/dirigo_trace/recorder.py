@@ -266,6 +266,27 @@ class Recorder(TorchDispatchMode):
 
     # ---- the mode --------------------------------------------------------
 
+    def __enter__(self):
+        # Printing a tensor (repr, str, an error message that shows the
+        # arguments) runs aten ops, .item() among them: they are not the
+        # program's, so they run unrecorded.
+        import torch._tensor_str as ts
+        self._str = ts._str
+
+        def quiet_str(*args, _str=ts._str, **kwargs):
+            busy, self.busy = self.busy, True
+            try:
+                return _str(*args, **kwargs)
+            finally:
+                self.busy = busy
+        ts._str = quiet_str
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        import torch._tensor_str as ts
+        ts._str = self._str
+        return super().__exit__(*exc)
+
     def _check_supported(self, func, named):
         """Raises Unsupported for an op dirigo cannot model; returns True
         for a random op (its results are fresh inputs), else False."""
