@@ -87,6 +87,16 @@ test_expect_success 'shape-mismatch: both shapes named, the finding reaches the 
 	grep -q "is f32\[\] in ${SQ}ref${SQ} but f32\[1\] in ${SQ}opt${SQ}" actual
 '
 
+test_expect_success 'dropout: the locations under dropout are unknown, naming the op; the rest equal' '
+	dcat dropout-side.ver | jq -c "select(.t==\"location\") | [.output, .result]" | sort | uniq -c |
+		sed "s/^ *//" >actual &&
+	printf "32 [0,\"equal\"]\n32 [1,\"unknown\"]\n" >expect &&
+	test_cmp expect actual &&
+	dcat dropout-side.ver | jq -r "select(.t==\"location\" and .output==1) | .detail" | sort -u >actual &&
+	echo "ref: depends on random op aten::bernoulli_.float#3.0 (a fresh, unconstrained value)" >expect &&
+	test_cmp expect actual
+'
+
 test_expect_success 'shape-mismatch: a dtype difference is still trouble' '
 	sed "s/return torch.tanh(x).mean()/return torch.tanh(x).mean().double()/" \
 		"$PAIRS/scalar-shape/ref.py" >f64.py &&
