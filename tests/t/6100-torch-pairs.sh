@@ -84,7 +84,11 @@ test_expect_success 'shape-mismatch: both shapes named, the finding reaches the 
 	test_cmp expect actual &&
 	grep -q "finding 1: shape-mismatch in output 0 (out0)" keepdim-shape.report &&
 	jq -r "select(.t==\"finding\") | .message" scalar-shape.jsonl >actual &&
-	grep -q "is f32\[\] in ${SQ}ref${SQ} but f32\[1\] in ${SQ}opt${SQ}" actual
+	grep -q "is f32\[\] in ${SQ}ref${SQ} but f32\[1\] in ${SQ}opt${SQ}" actual &&
+	test_status 1 dexec keepdim-shape.sym >rerun.sym &&
+	dcat rerun.sym | jq -c "select(.t==\"finding\") | .class" >actual &&
+	echo "\"shape-mismatch\"" >expect &&
+	test_cmp expect actual
 '
 
 test_expect_success 'dropout: the locations under dropout are unknown, naming the op; the rest equal' '

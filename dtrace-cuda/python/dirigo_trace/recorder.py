@@ -17,10 +17,13 @@ A random op (rand*, bernoulli, normal_, dropout with p > 0 in training
 mode, ...) is recorded with "random": true and its results' tensor records
 carry their bytes: dmerge makes each result a fresh input of its program.
 
-Storage versions: an op that writes a storage in place (an argument whose
-schema says Tensor(a!)) makes a new version of it; a view taken afterwards
-names the new version.  A result that is not an alias gets a new storage
-even where the allocator reuses an address.
+Storage versions follow the one rule of dirigo-trace(5), section STORAGE
+VERSIONS, which dmerge follows too: an op that writes a storage in place
+(an argument whose schema says Tensor(a!)) makes a new version of it, and
+so does each launch, copy or memset of the record-only runtime that
+reached it (one entry each from ShimLink.written()); a view taken
+afterwards names the new version.  A result that is not an alias gets a
+new storage even where the allocator reuses an address.
 """
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -130,6 +133,7 @@ class Recorder(TorchDispatchMode):
         self.next_tensor = 0
         self.seq = 0
         self.busy = False
+        self.consts = set()     # (storage id, version) of values that are constants
 
     # ---- tensors ---------------------------------------------------------
 
@@ -149,8 +153,9 @@ class Recorder(TorchDispatchMode):
             self.storages[ptr][1] += 1
 
     def sync(self):
-        """Gives a new version to every storage a kernel launch was given
-        since the last call (the kernel may have written it)."""
+        """Gives a storage one new version per launch that was given a
+        pointer into it (the kernel may have written it), and per copy or
+        memset that wrote it, since the last call."""
         if self.link is None:
             return
         for sid in self.link.written():
@@ -182,6 +187,20 @@ class Recorder(TorchDispatchMode):
         self.write(rec)
         return tid
 
+    def _version(self, t):
+        """(storage id, version) of t's current value."""
+        return tuple(self.storages[storage_ptr(t)])
+
+    def _constant_operands(self, named):
+        """Whether every tensor operand of the call is a constant: made
+        from constants only, so the same for every input of the program."""
+        for _, v in named:
+            for t in (v if isinstance(v, (list, tuple)) else [v]):
+                if isinstance(t, torch.Tensor) and \
+                        (not self.known(t) or self._version(t) not in self.consts):
+                    return False
+        return True
+
     def known(self, t):
         return storage_ptr(t) in self.storages
 
@@ -191,6 +210,8 @@ class Recorder(TorchDispatchMode):
         max_data (always for constants).  own: the program's own name for
         it, when name is the reference's (dtrace-cuda --kernelbench)."""
         tid = self.tensor_id(t, fresh=not self.known(t))
+        if role == "constant":
+            self.consts.add(self._version(t))
         rec = {"t": "tinput", "tensor": tid, "role": role, "name": name}
         if own is not None:
             rec["own"] = own
@@ -289,10 +310,12 @@ class Recorder(TorchDispatchMode):
 
     def _check_supported(self, func, named):
         """Raises Unsupported for an op dirigo cannot model; returns True
-        for a random op (its results are fresh inputs), else False."""
+        for a random op (its results are fresh inputs), else False.  A
+        data-dependent op on constants only (.item() of a tensor made from
+        literals and shapes) is a constant of the trace: supported."""
         base = func._schema.name.split("::")[-1]
         name = op_name(func)
-        if base in DATA_DEPENDENT_OPS:
+        if base in DATA_DEPENDENT_OPS and not self._constant_operands(named):
             raise Unsupported(name, "data-dependent op '%s'" % name)
         if base in RANDOM_OPS:
             return True
@@ -310,8 +333,8 @@ class Recorder(TorchDispatchMode):
         self.sync()
         schema = func._schema
         named = self._arguments(schema, args, kwargs)
-        random = self._check_supported(func, named)
         enc = [self._encode(a.name, str(a.type), v) for a, v in named]
+        random = self._check_supported(func, named)
         self.busy = True
         if self.link is not None:
             self.link.suppress(1)
@@ -329,6 +352,9 @@ class Recorder(TorchDispatchMode):
         return result
 
     def _record(self, func, schema, named, enc, result, random=False):
+        # Results of an op on constants only are constants (judged before
+        # the in-place writes below make new versions).
+        const = not random and self._constant_operands(named)
         # Storages written in place: one new version each.
         mutated = []
         bumped = set()
@@ -361,5 +387,9 @@ class Recorder(TorchDispatchMode):
                               for n, t in mutated]
         if random:
             rec["random"] = True
+        if const:
+            for r in results + [t for _, t in mutated]:
+                if isinstance(r, torch.Tensor):
+                    self.consts.add(self._version(r))
         self.seq += 1
         self.write(rec)
