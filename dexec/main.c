@@ -31,13 +31,13 @@ static bool parse_u64(const char *s, uint64_t *v)
 }
 
 /* What dexec writes, which a rerun on its own output replaces: write sets,
- * findings, and the unsupported records of launches (dmerge's, for torch
- * ops, name no launch and stay). */
+ * and the findings and unsupported records of launches (dmerge's, for
+ * torch ops and output shapes, name no launch and stay). */
 static bool own_record(const struct record *rec)
 {
-	if (strcmp(rec->type, "writes") == 0 || strcmp(rec->type, "finding") == 0)
+	if (strcmp(rec->type, "writes") == 0)
 		return true;
-	if (strcmp(rec->type, "unsupported") != 0)
+	if (strcmp(rec->type, "unsupported") != 0 && strcmp(rec->type, "finding") != 0)
 		return false;
 	bool ok = true;
 	return rec_u64_opt(rec, "launch", UINT32_MAX, &ok) != UINT32_MAX;

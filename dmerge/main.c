@@ -69,9 +69,9 @@ int main(int argc, char **argv)
 	fclose(hf);
 	if (r < 0)
 		status = EXIT_TROUBLE;
-	if (status == EXIT_OK && !merge_finish(m, w))
-		status = EXIT_TROUBLE;
-	if (status == EXIT_OK && passed) {
+	if (status == EXIT_OK)
+		status = merge_finish(m, w);
+	if (status != EXIT_TROUBLE && passed) {
 		fflush(stdout);
 		fwrite(held, 1, nheld, stdout);
 	}

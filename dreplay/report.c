@@ -24,8 +24,12 @@ static void output_name(FILE *f, const struct sym_state *st, uint32_t o)
 
 static void finding(FILE *f, const struct sym_state *st, size_t i, const struct sym_finding *x)
 {
-	fprintf(f, "finding %zu: %s in kernel %s (%s, launch %u)\n", i + 1, x->cls, x->kernel,
-	        prog_name(st, x->prog), x->launch);
+	if (x->launch == UINT32_MAX)     /* dmerge's: no launch (shape-mismatch) */
+		fprintf(f, "finding %zu: %s in %s (%s)\n", i + 1, x->cls, x->kernel,
+		        prog_name(st, x->prog));
+	else
+		fprintf(f, "finding %zu: %s in kernel %s (%s, launch %u)\n", i + 1, x->cls, x->kernel,
+		        prog_name(st, x->prog), x->launch);
 	if (x->line || x->src_file) {
 		fprintf(f, "  at");
 		if (x->line)

@@ -86,8 +86,10 @@ static void summarise(const struct gathered *g, const struct replayed *rep, cons
 		                          first->r.ref_f32, first->r.opt_f32);
 	} else if (st->findings.len) {
 		s->result = VR_BUGGY;
-		s->message = arena_printf(a, "%s in kernel %s: %s", st->findings.items[0].cls,
-		                          st->findings.items[0].kernel, st->findings.items[0].message);
+		const struct sym_finding *f0 = &st->findings.items[0];
+		s->message = arena_printf(a, "%s in %s%s: %s", f0->cls,
+		                          f0->launch == UINT32_MAX ? "" : "kernel ", f0->kernel,
+		                          f0->message);
 	} else if (g->uninit.len) {
 		s->result = VR_BUGGY;
 		s->message = arena_printf(a, "output %u index %llu reads never-written memory",

@@ -46,12 +46,19 @@ struct obl_input {                  /* "input" */
 	const void *data;               /* original bytes, or NULL if not kept */
 	size_t ndata;
 	/* torch inputs (optional): element type (ET_NONE if not given) and
-	 * shape; role ("input", "param", "buffer", "prefix") */
+	 * shape; role ("input", "param", "buffer", "prefix", "random") */
 	enum etype dtype;
 	uint32_t ndim;
 	int64_t shape[TORCH_MAX_DIMS];
 	const char *role;
+	/* role "random" (the result of a random op, named by name): the one
+	 * program that reads it */
+	bool has_prog;
+	uint32_t prog;
 };
+
+/* Whether input in is the result of a random op (role "random"). */
+bool obl_input_random(const struct obl_input *in);
 
 enum value_def { VD_UNINIT, VD_INPUT, VD_MEMSET, VD_COPY, VD_LAUNCH, VD_OP, VD_DATA };
 

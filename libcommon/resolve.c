@@ -208,14 +208,14 @@ static void info_merge(struct resolve_info *dst, const struct resolve_info *src)
 		memcpy(dst->race_tid, src->race_tid, sizeof dst->race_tid);
 		memcpy(dst->race_ctaid, src->race_ctaid, sizeof dst->race_ctaid);
 	}
-	if ((add & (RI_UNSUPPORTED | RI_TOO_BIG)) && !(dst->flags & (RI_UNSUPPORTED | RI_TOO_BIG)))
+	if ((add & RI_REASONS) && !(dst->flags & RI_REASONS))
 		memcpy(dst->reason, src->reason, sizeof dst->reason);
 	dst->flags |= src->flags;
 }
 
 void ri_fail(struct resolve_info *info, unsigned flag, const char *fmt, ...)
 {
-	if (!(info->flags & (RI_UNSUPPORTED | RI_TOO_BIG))) {
+	if (!(info->flags & RI_REASONS)) {
 		va_list ap;
 		va_start(ap, fmt);
 		vsnprintf(info->reason, sizeof info->reason, fmt, ap);
@@ -563,9 +563,14 @@ static double float_bits(enum etype et, uint64_t u)
 }
 
 static const struct expr *res_input(struct resolver *r, const struct obl_value *val,
-                                    uint64_t off, enum etype et)
+                                    uint64_t off, enum etype et, struct resolve_info *acc)
 {
 	const struct obl_input *in = &r->o->inputs.items[val->input];
+	if (obl_input_random(in)) {
+		ri_fail(acc, RI_RANDOM, "depends on random op %s (a fresh, unconstrained value)",
+		        in->name ? in->name : "?");
+		return NULL;
+	}
 	uint64_t at = off - val->off;
 	unsigned size = etype_size(et);
 	if (etype_is_float(et) || !in->data || at + size > in->ndata)
@@ -633,7 +638,7 @@ static const struct expr *res_value(struct resolver *r, uint32_t v, uint64_t off
 			switch (val->def) {
 			case VD_INPUT:
 			case VD_OP:          /* a trimmed prefix's result */
-				return res_input(r, val, off, et);
+				return res_input(r, val, off, et, acc);
 			case VD_DATA:
 				return rop_data(r, val, off, et, acc);
 			case VD_MEMSET:
@@ -717,7 +722,7 @@ const struct expr *resolve_elem(struct resolver *r, uint32_t value, uint64_t off
 	r->call_elems = 0;
 	const struct expr *e = res(r, value, off, et, 0, info, &info->writer);
 	info->elems = r->call_elems;
-	if (info->flags & (RI_RACE | RI_UNSUPPORTED | RI_TOO_BIG))
+	if (info->flags & (RI_RACE | RI_REASONS))
 		return NULL;
 	return e;
 }

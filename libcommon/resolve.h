@@ -63,7 +63,11 @@ enum {
 	RI_UNSUPPORTED = 4,   /* something resolution cannot model (reason) */
 	RI_TOO_BIG = 8,       /* element or depth limit reached */
 	RI_UNDEF = 16,        /* a written value was UNDEF (dexec's bottom) */
+	RI_RANDOM = 32,       /* reads the result of a random op (reason names it):
+	                         a fresh input of one program, so unknown */
 };
+/* The flags that make an element unknown and carry a reason. */
+#define RI_REASONS (RI_UNSUPPORTED | RI_TOO_BIG | RI_RANDOM)
 
 struct resolve_info {
 	unsigned flags;                      /* RI_* */
@@ -74,7 +78,7 @@ struct resolve_info {
 	uint32_t race_launch, race_value;
 	uint64_t race_off;
 	uint32_t race_tid[2][3], race_ctaid[2][3];
-	/* RI_UNSUPPORTED or RI_TOO_BIG: why */
+	/* RI_UNSUPPORTED, RI_TOO_BIG or RI_RANDOM: why */
 	char reason[160];
 	/* the launch that wrote the requested element (through copies), or
 	 * NO_VALUE when no kernel did */
@@ -99,7 +103,8 @@ void resolver_set_limits(struct resolver *r, const struct resolve_limits *l);
 
 /* The element of value 'value' at byte offset off read as et, as an
  * expression over INPUT leaves (and constants).  Returns NULL when it is
- * unknown (RI_RACE, RI_UNSUPPORTED, RI_TOO_BIG; the reason is in *info).
+ * unknown (RI_RACE, RI_UNSUPPORTED, RI_TOO_BIG, RI_RANDOM; the reason is
+ * in *info).
  * A never-written element gives UNDEF of et's sort and sets RI_UNINIT.
  * *info is filled (cleared first). */
 const struct expr *resolve_elem(struct resolver *r, uint32_t value, uint64_t off,

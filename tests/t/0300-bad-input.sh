@@ -65,6 +65,12 @@ test_expect_success 'a record of a known type with a missing field names the fie
 	grep "nokernel.trace: record 5 (launch): field .kernel. missing" err
 '
 
+test_expect_success 'an input of role random names a program, 0 or 1' '
+	dcat x.obl | jq -c "if .t==\"input\" then .role=\"random\" | .prog=5 else . end" | dcat -r >rnd.obl &&
+	test_must_fail --status=2 dexec rnd.obl >out 2>err &&
+	grep -q "field .prog.: 5 is not 0 or 1" err
+'
+
 test_expect_success 'each stage writes its own header and passes the rest through' '
 	dreplay dreplay.in >x.rep &&
 	dcat x.rep >x.jsonl &&
