@@ -35,6 +35,16 @@ run_cases 'atomic-result-used'
 run_cases 'atomic-global-block*'
 run_cases 'atomic-global-grid*'
 run_cases 'atomic-shared-bins*'
+# The global-race of atomic-global-grid-bug: its two threads, the .cu lines
+# of the store and of the atomicAdd (not the CUDA header's), and SARIF.
+test_expect_success 'global-race: the two threads, the lines, SARIF' '
+	dcat atomic-global-grid-bug.sym | jq -e -s "map(select(.t==\"finding\" and .class==\"global-race\"))[0] |
+		.tid == [0,0,0] and .ctaid == [0,0,0] and .ctaid2[0] > 0 and .off == 0 and .src_line == 11 and
+		(.message | test(\"opt.cu:13\"))" >/dev/null &&
+	test_status 1 dreplay --sarif g.sarif atomic-global-grid-bug.ver >/dev/null 2>&1 &&
+	jq -e ".runs[0].tool.driver.rules[] | select(.id==\"global-race\") | .shortDescription.text |
+		test(\"no barrier\")" g.sarif >/dev/null
+'
 test_expect_success 'atomic-blocksum-nomemset-bug: uninit' \
 	"check_uninit_case '$ROOT/tests/cases/atomic-blocksum-nomemset-bug'"
 test_done
