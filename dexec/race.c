@@ -191,7 +191,7 @@ void dx_global_access(struct dx_launch *L, struct dx_bundle *b, const struct ptx
 	VEC_PUSH(L->gacc, a);
 }
 
-#define GRACE_MAX_QUERIES 512   /* pair queries per launch */
+#define GRACE_MAX_QUERIES 256   /* store-atomic pairs asked about per launch */
 
 /* Is there a pair with cond (over the thread and the renamed second
  * thread anywhere in the grid)?  On SAT, both threads. */
