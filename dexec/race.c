@@ -1,6 +1,7 @@
 /*
  * race.c: races on shared memory within one barrier epoch (paper 3.3.3),
- * and the thread-pair queries they need.
+ * races of plain stores with atomics in global memory, and the
+ * thread-pair queries they need.
  *
  * A pair query renames the threads of one expression to a second thread
  * of the same block (TID leaves become variables bounded by the block;
@@ -8,9 +9,15 @@
  * both at once; the second thread's coordinates come from a second query
  * with the first one fixed.  Two accesses race when, in one epoch, two
  * different threads of a block touch overlapping bytes and one of them
- * writes: in different warps that is a "shared-race"; in one warp without
- * a bar.warp.sync between them (same warp epoch) it is "warp-sync".  A
+ * writes (or one is an atomic and the other a plain access): in
+ * different warps that is a "shared-race"; in one warp without a
+ * bar.warp.sync between them (same warp epoch) it is "warp-sync".  A
  * thread reading its own write is never a race.
+ *
+ * In global memory only a plain store beside an atomic is checked (the
+ * back-projection orders them by barrier epochs within a block): the
+ * second thread is renamed in both coordinates, and a pair of different
+ * blocks, or of one block in one epoch, is a "global-race".
  */
 #include "dexec.h"
 
