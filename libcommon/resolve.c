@@ -247,6 +247,16 @@ static const struct expr *uninit(struct resolver *r, uint32_t v, uint64_t off, e
  * reaches it: the value its writer left (resolve-shared.c), or UNDEF
  * with RI_UNINIT (uninit_value names the launch's shared space) when no
  * thread of the block wrote it. */
+int rs_shared_writer(struct resolver *r, const struct expr *load, const uint32_t tid[3],
+                     const uint32_t ctaid[3], const struct sym_shwrite **w, uint32_t wtid[3],
+                     struct resolve_info *acc)
+{
+	uint32_t launch;
+	uint64_t off;
+	return shared_writer(r->st, r->cx, r->smt, r->lim.max_enum, load, tid, ctaid, w, wtid, &launch,
+	                     &off, acc);
+}
+
 const struct expr *rs_shared_plain(struct resolver *r, const struct expr *e, const uint32_t tid[3],
                                    const uint32_t ctaid[3], unsigned depth, struct resolve_info *acc)
 {
@@ -263,7 +273,8 @@ const struct expr *rs_shared_plain(struct resolver *r, const struct expr *e, con
 		return NULL;
 	if (k == 0)
 		return uninit(r, SYM_SHARED_SPACE(launch), off, (enum etype)e->et, acc);
-	return at_thread(r, w->val, wtid, ctaid, depth + 1, acc);
+	const struct expr *x = at_thread(r, w->val, wtid, ctaid, depth + 1, acc);
+	return x ? rs_read_as(r->cx, x, w->et, (enum etype)e->et, acc) : NULL;
 }
 
 /* A shared-memory LOAD read by thread t: combined with the atomics of
@@ -423,6 +434,8 @@ static const struct expr *thread_value(struct resolver *r, const struct match *m
 		const struct expr *x = at_thread(r, m[i].w->val, m[i].tid, m[i].ctaid, depth, acc);
 		if (!x)
 			return NULL;
+		if (!(x = rs_read_as(r->cx, x, m[i].w->et, et, acc)))
+			return NULL;
 		if (!c->dom_d) {
 			cur = x;
 			continue;
@@ -465,6 +478,7 @@ static int res_launch(struct resolver *r, uint32_t v, uint64_t off, enum etype e
 	uint64_t n[6] = { g.ntid[0], g.ntid[1], g.ntid[2], g.nctaid[0], g.nctaid[1], g.nctaid[2] };
 	struct match m[MAX_MATCH * 4];
 	size_t nm = 0;
+	bool all = true;              /* every plain writer of the location is in m */
 	for (uint32_t wi = r->wstart[v]; wi < r->wstart[v + 1]; wi++) {
 		wcache_ready(r, wi, n);
 		struct inv_query q = {
@@ -473,13 +487,15 @@ static int res_launch(struct resolver *r, uint32_t v, uint64_t off, enum etype e
 			.lin = r->wc[wi].lin_ok ? &r->wc[wi].lin : NULL,
 			.wsize = etype_size(r->wl[wi]->et), .rsize = etype_size(et),
 			.same_kind = r->wl[wi]->et == et ||
-			             (!etype_is_float(r->wl[wi]->et) && !etype_is_float(et)),
+			             (!etype_is_float(r->wl[wi]->et) && !etype_is_float(et)) ||
+			             rs_bits_as(r->cx, r->wl[wi]->val, r->wl[wi]->et, et),
 			.off = off, .max_enum = r->lim.max_enum, .launch = l,
 		};
 		uint32_t tids[MAX_MATCH][3], ctaids[MAX_MATCH][3];
 		int k = invert_write(&q, tids, ctaids, MAX_MATCH, acc);
 		if (k < 0)
 			return -1;
+		all &= k < MAX_MATCH && nm + (size_t)k <= sizeof m / sizeof *m;
 		for (int j = 0; j < k && nm < sizeof m / sizeof *m; j++, nm++) {
 			memcpy(m[nm].tid, tids[j], sizeof m[nm].tid);
 			memcpy(m[nm].ctaid, ctaids[j], sizeof m[nm].ctaid);
@@ -488,15 +504,17 @@ static int res_launch(struct resolver *r, uint32_t v, uint64_t off, enum etype e
 		}
 	}
 	const struct expr *ae;
-	int ka = atomic_global(r, v, off, et, depth, acc, &ae);
+	struct plain_hit ph[sizeof m / sizeof *m];
+	for (size_t i = 0; i < nm; i++) {
+		memcpy(ph[i].tid, m[i].tid, sizeof ph[i].tid);
+		memcpy(ph[i].ctaid, m[i].ctaid, sizeof ph[i].ctaid);
+		ph[i].w = m[i].w;
+		ph[i].dom_d = r->wc[m[i].wi].dom_d;
+	}
+	int ka = atomic_global(r, v, off, et, depth, acc, ph, nm, all, &ae);
 	if (ka < 0)
 		return -1;
 	if (ka > 0) {
-		if (nm) {
-			ri_fail(acc, RI_UNSUPPORTED, "launch %u (%s) stores to value %u byte %llu both "
-			        "atomically and plainly", l, ln->kernel, v, (unsigned long long)off);
-			return -1;
-		}
 		*out = ae;
 		return 1;
 	}
@@ -560,6 +578,25 @@ static double float_bits(enum etype et, uint64_t u)
 	unsigned h = u & 0xffff, ex = (h >> 10) & 0x1f, man = h & 0x3ff;
 	double v = ex == 0 ? ldexp(man, -24) : ex == 31 ? (man ? NAN : INFINITY) : ldexp(man | 0x400, (int)ex - 25);
 	return h & 0x8000 ? -v : v;
+}
+
+const struct expr *rs_bits_as(struct ectx *cx, const struct expr *val, enum etype wet, enum etype et)
+{
+	if (val->op != EOP_BV || etype_is_float(wet) || !etype_is_float(et) || etype_size(wet) != etype_size(et))
+		return NULL;
+	double d = float_bits(et, val->u);
+	return isfinite(d) ? e_real(cx, d) : NULL;
+}
+
+const struct expr *rs_read_as(struct ectx *cx, const struct expr *x, enum etype wet, enum etype et,
+                              struct resolve_info *acc)
+{
+	if (!etype_is_float(et) || etype_is_float(wet))
+		return x;
+	const struct expr *f = rs_bits_as(cx, x, wet, et);
+	if (!f)
+		ri_fail(acc, RI_UNSUPPORTED, "a %s store read as %s", etype_name(wet), etype_name(et));
+	return f;
 }
 
 static const struct expr *res_input(struct resolver *r, const struct obl_value *val,
