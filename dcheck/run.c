@@ -505,7 +505,7 @@ static void check_all(const struct dcheck_opts *o, const struct sym_state *st, c
 	pthread_cond_destroy(&p.done);
 }
 
-int dcheck_run(const struct dcheck_opts *o, const char *const *files, int nfiles)
+int dcheck_run(const struct dcheck_opts *o, struct stream_in *in, FILE *outf)
 {
 	struct ectx *cx = ectx_new();
 	struct sym_state st;
@@ -515,10 +515,9 @@ int dcheck_run(const struct dcheck_opts *o, const char *const *files, int nfiles
 	msgpack_sbuffer_init(&kept.buf);
 	arena_init(&keep);
 	sym_state_init(&st, cx);
-	struct stream_in *in = stream_in_open(files, nfiles);
-	struct stream_out *out = stream_out_new(stdout);
+	struct stream_out *out = stream_out_new(outf);
 	struct record rec;
-	const char *file = nfiles ? files[nfiles - 1] : "-";
+	const char *file = "-";
 	int k, status = EXIT_OK;
 	while ((k = stream_in_next(in, &rec)) > 0) {
 		file = arena_strdup(&keep, rec.file);
@@ -532,7 +531,7 @@ int dcheck_run(const struct dcheck_opts *o, const char *const *files, int nfiles
 		out_pass(out, &rec, "verdict", own_records);
 	}
 	kept.file = file;
-	if (k != 0 || !sym_state_finish(&st, file, true)) {
+	if (k != 0 || !sym_state_finish(&st, file, true) || !obligation_check_outputs(&st.obl, file)) {
 		status = EXIT_TROUBLE;
 	} else {
 		struct tally t;
@@ -546,9 +545,7 @@ int dcheck_run(const struct dcheck_opts *o, const char *const *files, int nfiles
 		note("%s: %s", verdict_result_name(t.v.result), t.v.message);
 		status = verdict_status(t.v.result);
 	}
-	stream_in_close(in);
-	if (stream_out_free(out) < 0)
-		status = EXIT_TROUBLE;
+	status = stream_out_close(out, status);
 	msgpack_sbuffer_destroy(&kept.buf);
 	VEC_FREE(kept.recs);
 	sym_state_release(&st);

@@ -161,7 +161,7 @@ static int replay_all(const struct dreplay_opts *opts, struct gathered *g, const
 	if (o->sarif && !sarif_write(o->sarif, &d))
 		status = EXIT_TROUBLE;
 	if (kept->out) {
-		bool ok = stream_out_free(kept->out) == 0;
+		bool ok = stream_out_close(kept->out, EXIT_OK) == EXIT_OK;
 		kept->out = NULL;
 		if (fclose(kept->f) != 0 || !ok)
 			die("cannot keep the stream for the bundle");
@@ -176,7 +176,7 @@ static int replay_all(const struct dreplay_opts *opts, struct gathered *g, const
 	return status;
 }
 
-int dreplay_run(const struct dreplay_opts *o, const char *const *files, int nfiles)
+int dreplay_run(const struct dreplay_opts *o, struct stream_in *in, FILE *outf)
 {
 	struct ectx *cx = ectx_new();
 	struct sym_state st;
@@ -185,8 +185,7 @@ int dreplay_run(const struct dreplay_opts *o, const char *const *files, int nfil
 	memset(&g, 0, sizeof g);
 	arena_init(&keep);
 	sym_state_init(&st, cx);
-	struct stream_in *in = stream_in_open(files, nfiles);
-	struct stream_out *out = stream_out_new(stdout);
+	struct stream_out *out = stream_out_new(outf);
 	struct kept kept = { NULL, NULL, 0, NULL };
 	if (o->bundle) {
 		if (!(kept.f = open_memstream(&kept.buf, &kept.len)))
@@ -194,7 +193,7 @@ int dreplay_run(const struct dreplay_opts *o, const char *const *files, int nfil
 		kept.out = stream_out_new(kept.f);
 	}
 	struct record rec;
-	const char *file = nfiles ? files[nfiles - 1] : "-";
+	const char *file = "-";
 	int k, status;
 	while ((k = stream_in_next(in, &rec)) > 0) {
 		file = arena_strdup(&keep, rec.file);
@@ -207,7 +206,8 @@ int dreplay_run(const struct dreplay_opts *o, const char *const *files, int nfil
 		if (kept.out && strcmp(rec.type, "replay") != 0 && strcmp(rec.type, "report") != 0)
 			out_pass(kept.out, &rec, "verdict", own_records);
 	}
-	if (k != 0 || !sym_state_finish(&st, file, true) || !check_witnesses(&g, &st, file)) {
+	if (k != 0 || !sym_state_finish(&st, file, true) || !obligation_check_outputs(&st.obl, file) ||
+	    !check_witnesses(&g, &st, file)) {
 		status = EXIT_TROUBLE;
 	} else if (!g.have_verdict) {
 		warn("%s: no verdict record (run dcheck first)", file);
@@ -220,9 +220,7 @@ int dreplay_run(const struct dreplay_opts *o, const char *const *files, int nfil
 	if (kept.f)
 		fclose(kept.f);
 	free(kept.buf);
-	stream_in_close(in);
-	if (stream_out_free(out) < 0)
-		status = EXIT_TROUBLE;
+	status = stream_out_close(out, status);
 	VEC_FREE(g.witnesses);
 	VEC_FREE(g.windex);
 	VEC_FREE(g.uninit);

@@ -6,6 +6,7 @@ test_expect_success 'JSON Lines -> stream -> JSON Lines is the identity' '
 	cat >in.jsonl <<-\EOT &&
 	{"t":"header","format":"dirigo","version":1,"stream":"trace","name":"x"}
 	{"t":"copy","data":{"$bin":"AAECAw=="},"f":1.5,"g":{"$f32":0.25},"n":-3,"big":{"$u64":"18446744073709551615"},"s":"café\n","nested":[1,{"a":null,"b":true}],"inf":{"$f64":"-inf"}}
+	{"t":"end","records":2,"counts":{"header":1,"copy":1}}
 	EOT
 	dcat -r in.jsonl >s.bin &&
 	dcat s.bin >out.jsonl &&
@@ -68,8 +69,9 @@ test_expect_success 'dcat -r writes no partial record' '
 	printf "{\"t\":\"header\",\"format\":\"dirigo\",\"version\":1,\"stream\":\"x\"}\n{\"t\":\"a\",\"x\":{\"\$bin\":\"!!\"}}\n" >badbin.jsonl &&
 	test_must_fail --status=2 dcat -r badbin.jsonl >out.bin 2>err &&
 	grep "bad base64" err &&
-	dcat out.bin >out.jsonl &&
-	test $(wc -l <out.jsonl) = 1
+	test_must_fail --status=2 dcat out.bin >out.jsonl 2>err &&
+	test $(wc -l <out.jsonl) = 1 &&
+	grep "out.bin: the stream stops after record 0, before its end record" err
 '
 
 test_done

@@ -46,9 +46,11 @@ test_expect_success 'dmerge is deterministic' '
 '
 
 test_expect_success 'unknown records pass through after the obligation' '
-	(cat "$D/trace-ref.jsonl"; echo "{\"t\":\"note\",\"text\":\"hello\"}") | dcat -r >refn.trace &&
+	(sed "\$d" "$D/trace-ref.jsonl"; echo "{\"t\":\"note\",\"text\":\"hello\"}";
+	 tail -1 "$D/trace-ref.jsonl") | dcat -r >refn.trace &&
 	cat refn.trace opt.trace | dmerge >n.obl &&
-	dcat n.obl | tail -1 | jq -e ".t == \"note\" and .text == \"hello\""
+	dcat n.obl | tail -2 | head -1 | jq -e ".t == \"note\" and .text == \"hello\"" &&
+	dcat n.obl | tail -1 | jq -e ".t == \"end\" and .counts.note == 1"
 '
 
 test_expect_success 'one trace alone is refused' '

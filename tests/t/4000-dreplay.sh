@@ -30,13 +30,13 @@ test_expect_success 'the replayed values are those of the witness inputs' '
 '
 
 test_expect_success 'every record passes through, replay and report are appended' '
-	dcat differ.ver | tail -n +2 >in.jsonl &&
+	dcat differ.ver | tail -n +2 | sed "\$d" >in.jsonl &&
 	dcat out >all.jsonl &&
 	head -n 1 all.jsonl | jq -e ".stream == \"replay\"" >/dev/null &&
 	tail -n +2 all.jsonl | head -n $(wc -l <in.jsonl) >head.jsonl &&
 	test_cmp in.jsonl head.jsonl &&
-	tail -n 2 all.jsonl | jq -r .t >types &&
-	printf "replay\nreport\n" >expect &&
+	tail -n 3 all.jsonl | jq -r .t >types &&
+	printf "replay\nreport\nend\n" >expect &&
 	test_cmp expect types
 '
 
@@ -58,15 +58,17 @@ test_expect_success 'a checked-correct verdict: exit 0, no replay' '
 
 # A made-up witness at c[3] with a[3] = 1.5, b[3] = 2.5: both programs give 4.
 test_expect_success 'a false witness is never reported as a bug; long input lists are cut' '
-	dcat equal.ver | grep -v "\"t\":\"verdict\"" >fake.jsonl &&
+	dcat equal.ver | grep -v -e "\"t\":\"verdict\"" -e "\"t\":\"end\"" -e "\"t\":\"location\"" >fake.jsonl &&
 	for i in 0 1; do
 		for off in $(seq 0 4 60); do
 			printf "{\"input\":%d,\"off\":%d,\"type\":\"f32\",\"value\":%s}\n" $i $off $((i + 1)).5
 		done
 	done | paste -sd, - >inputs &&
+	echo "{\"t\":\"location\",\"output\":0,\"index\":3,\"off\":12,\"type\":\"f32\",\"result\":\"differ\",\"how\":\"smt\"}" >>fake.jsonl &&
 	printf "{\"t\":\"witness\",\"output\":0,\"index\":3,\"off\":12,\"type\":\"f32\",\"how\":\"smt\",\"inputs\":[%s],\"ref\":1.0,\"opt\":2.0}\n" \
 		"$(cat inputs)" >>fake.jsonl &&
 	echo "{\"t\":\"verdict\",\"result\":\"buggy\",\"checked\":1,\"equal\":0,\"differ\":1,\"unknown\":0,\"findings\":0,\"message\":\"made up\"}" >>fake.jsonl &&
+	echo "{\"t\":\"end\"}" >>fake.jsonl &&
 	dcat -r fake.jsonl >fake.ver &&
 	test_status 3 dreplay fake.ver >out 2>report &&
 	test "$(field out replay confirmed)" = false &&
@@ -128,7 +130,8 @@ test_expect_success 'a truncated stream is trouble' '
 '
 
 test_expect_success 'a stream without an obligation is trouble' '
-	echo "{\"t\":\"header\",\"format\":\"dirigo\",\"version\":1,\"stream\":\"verdict\"}" | dcat -r >noobl.ver &&
+	printf "%s\n" "{\"t\":\"header\",\"format\":\"dirigo\",\"version\":1,\"stream\":\"verdict\"}" \
+		"{\"t\":\"end\"}" | dcat -r >noobl.ver &&
 	test_must_fail --status=2 dreplay noobl.ver 2>err &&
 	grep "noobl.ver: not an obligation stream" err
 '
