@@ -104,7 +104,8 @@ void tally_conclude(struct tally *t, const struct dcheck_opts *o, const struct s
 		             arena_printf(a, "torch op %s (program '%s') is unsupported: %s", u->kernel,
 		                          u->prog < 2 && st->obl.names[u->prog] ? st->obl.names[u->prog] : "?", u->what) :
 		             arena_printf(a, "launch %u (%s) is unsupported: %s", u->launch, u->kernel, u->what);
-	} else if (decided >= need) {
+	} else if (decided >= need && decided > 0) {
+		/* never correct from nothing: at least one location decided */
 		v->result = VR_CORRECT;
 		v->message = arena_printf(a, "%llu of %llu locations equal%s%s%s", (unsigned long long)decided,
 		                          (unsigned long long)v->locations,
@@ -113,9 +114,10 @@ void tally_conclude(struct tally *t, const struct dcheck_opts *o, const struct s
 		                          budget_spent ? ", budget spent" : "");
 	} else {
 		v->result = VR_UNKNOWN;
-		v->message = arena_printf(a, "%llu location%s decided, %llu needed%s",
+		v->message = !v->locations ? "the outputs hold no element to compare" :
+		             arena_printf(a, "%llu location%s decided, %llu needed%s",
 		                          (unsigned long long)decided, decided == 1 ? "" : "s",
-		                          (unsigned long long)need, budget_spent ? " (budget spent)" : "");
+		                          (unsigned long long)(need ? need : 1), budget_spent ? " (budget spent)" : "");
 	}
 }
 
