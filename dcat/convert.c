@@ -77,14 +77,28 @@ static json_t *to_json(const msgpack_object *o, const char **err)
 				json_decref(m);
 				return NULL;
 			}
+			/* A key JSON cannot hold as it is (a NUL byte, not UTF-8)
+			 * or a key given twice would be lost: refused. */
 			char *key = strndup(k->via.str.ptr, k->via.str.size);
-			json_t *v = to_json(&o->via.map.ptr[i].val, err);
-			if (!v || !key) {
+			if (!key || memchr(k->via.str.ptr, 0, k->via.str.size) || json_object_get(m, key)) {
+				*err = key && json_object_get(m, key) ? "a map key given twice" :
+				       "a map key holding a NUL byte";
 				free(key);
 				json_decref(m);
 				return NULL;
 			}
-			json_object_set_new(m, key, v);
+			json_t *v = to_json(&o->via.map.ptr[i].val, err);
+			if (!v) {
+				free(key);
+				json_decref(m);
+				return NULL;
+			}
+			if (json_object_set_new(m, key, v) != 0) {
+				*err = "a map key that is not UTF-8";
+				free(key);
+				json_decref(m);
+				return NULL;
+			}
 			free(key);
 		}
 		return m;
@@ -258,14 +272,15 @@ int json_to_stream(FILE *f, const char *name, struct stream_out *w)
 		if (strspn(line, " \t\r\n") == (size_t)n)
 			continue;
 		json_error_t jerr;
-		json_t *j = json_loadb(line, (size_t)n, JSON_DECODE_ANY, &jerr);
+		json_t *j = json_loadb(line, (size_t)n, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
 		if (!j) {
 			warn("%s:%zu: invalid JSON: %s", name, c.line, jerr.text);
 			status = EXIT_TROUBLE;
 			break;
 		}
 		json_t *t = json_object_get(j, "t");
-		if (!json_is_object(j) || !json_is_string(t)) {
+		if (!json_is_object(j) || !json_is_string(t) ||
+		    strlen(json_string_value(t)) != json_string_length(t)) {
 			warn("%s:%zu: not a record (a JSON object with a string \"t\" expected)", name, c.line);
 			json_decref(j);
 			status = EXIT_TROUBLE;

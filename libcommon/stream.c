@@ -74,6 +74,13 @@ static void tcounts_add(struct tcounts *c, const char *type)
 
 /* ---- reading ------------------------------------------------------------ */
 
+/* msgpack-c allocates an array or map when it parses the header's count,
+ * before the items arrive: a header that claims 2^32 items costs 64 GB.
+ * So a record is scanned first, without allocating, and handed to
+ * msgpack-c only once all of it is in the buffer, when every count has
+ * been paid for with bytes (an item is at least one byte). */
+#define SCAN_MAX_DEPTH 32             /* msgpack-c's own nesting limit */
+
 struct stream_in {
 	FILE *given;                  /* stream_in_open_file: the one input */
 	const char *gname;
@@ -90,6 +97,11 @@ struct stream_in {
 	struct tcounts counts;        /* records of the current part, by type */
 	char *type;                   /* copy of "t" of the current record */
 	char *kind, *sname, *tool;    /* of the last header */
+	struct scan {                 /* the next record's bytes scanned so far */
+		size_t pos;           /* from the unpacker's offset */
+		int depth;            /* open arrays and maps */
+		uint64_t left[SCAN_MAX_DEPTH];   /* items each still holds */
+	} scan;
 };
 
 struct stream_in *stream_in_open(const char *const *paths, int npaths)
@@ -141,11 +153,11 @@ static void in_error(const struct stream_in *in, const char *fmt, ...)
 static void in_error(const struct stream_in *in, const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "%s: %s: record %zu: ", diag_prog(), in->name, in->index);
+	fprintf(diag_out(), "%s: %s: record %zu: ", diag_prog(), in->name, in->index);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vfprintf(diag_out(), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fputc('\n', diag_out());
 }
 
 static int open_next(struct stream_in *in)
@@ -172,6 +184,7 @@ static int open_next(struct stream_in *in)
 	in->index = 0;
 	in->seen_header = false;
 	in->ended = false;
+	memset(&in->scan, 0, sizeof in->scan);
 	tcounts_clear(&in->counts);
 	return 1;
 }
@@ -267,12 +280,12 @@ static bool check_end(struct stream_in *in, const msgpack_object *o)
  * its header names: that stage failed, or was killed, upstream. */
 static void unended(const struct stream_in *in, const char *where)
 {
-	fprintf(stderr, "%s: %s: ", diag_prog(), in->name);
+	fprintf(diag_out(), "%s: %s: ", diag_prog(), in->name);
 	if (in->tool)
-		fprintf(stderr, "the stream '%s' wrote stops %s, before its end record: "
+		fprintf(diag_out(), "the stream '%s' wrote stops %s, before its end record: "
 		        "'%s' failed or was killed upstream (see its messages)\n", in->tool, where, in->tool);
 	else
-		fprintf(stderr, "the stream stops %s, before its end record: the stage that wrote it "
+		fprintf(diag_out(), "the stream stops %s, before its end record: the stage that wrote it "
 		        "failed or was killed (a stream written by hand ends with {\"t\":\"end\"})\n", where);
 }
 
@@ -360,6 +373,94 @@ static int accept_record(struct stream_in *in, struct record *rec)
 	return 1;
 }
 
+/* Scans the buffered bytes of the next record: 1 when it is all there,
+ * 0 when more bytes are needed, -1 when it cannot be a record (message
+ * printed). */
+static int scan_record(struct stream_in *in)
+{
+	struct scan *sc = &in->scan;
+	const unsigned char *b = (const unsigned char *)in->up.buffer + in->up.off;
+	size_t n = in->up.used - in->up.off;
+	while (sc->pos < n) {
+		const unsigned char *p = b + sc->pos;
+		size_t avail = n - sc->pos, hdr = 1;
+		uint64_t body = 0, items = 0;
+		bool container = false;
+		unsigned c = p[0];
+		/* header size, and the bytes or items that follow it */
+		if (c <= 0x7f || c >= 0xe0 || (c >= 0xc0 && c <= 0xc3 && c != 0xc1)) {
+			/* fixint, nil, bool */
+		} else if (c >= 0x80 && c <= 0x8f) {
+			container = true; items = 2u * (c & 0x0f);
+		} else if (c >= 0x90 && c <= 0x9f) {
+			container = true; items = c & 0x0f;
+		} else if (c >= 0xa0 && c <= 0xbf) {
+			body = c & 0x1f;
+		} else {
+			static const unsigned char lens[] = {
+				/* c4 bin8 */ 1, 2, 4, /* c7 ext8 */ 1, 2, 4, /* ca f32 */ 4, 8,
+				/* cc u8 */ 1, 2, 4, 8, /* d0 i8 */ 1, 2, 4, 8,
+				/* d4 fixext1 */ 1, 1, 1, 1, 1, /* d9 str8 */ 1, 2, 4,
+				/* dc array16 */ 2, 4, /* de map16 */ 2, 4,
+			};
+			if (c == 0xc1) {
+				in_error(in, "malformed MessagePack data");
+				return -1;
+			}
+			unsigned l = lens[c - 0xc4];
+			hdr = 1 + l;
+			if (avail < hdr)
+				return 0;
+			uint64_t v = 0;
+			for (unsigned i = 0; i < l; i++)
+				v = v << 8 | p[1 + i];
+			switch (c) {
+			case 0xc4: case 0xc5: case 0xc6: case 0xd9: case 0xda: case 0xdb:
+				body = v; break;
+			case 0xc7: case 0xc8: case 0xc9: body = v + 1; break;      /* type byte */
+			case 0xd4: case 0xd5: case 0xd6: case 0xd7: case 0xd8:
+				hdr = 2; body = (uint64_t)1 << (c - 0xd4); break;   /* type byte, data */
+			case 0xdc: case 0xdd: container = true; items = v; break;
+			case 0xde: case 0xdf: container = true; items = 2 * v; break;
+			default: hdr = 1 + l; break;                                 /* numbers */
+			}
+		}
+		if (avail < hdr)
+			return 0;
+		if (container && items) {
+			if (sc->depth == SCAN_MAX_DEPTH) {
+				in_error(in, "nested more than %d levels deep", STREAM_MAX_DEPTH);
+				return -1;
+			}
+			if (items > STREAM_MAX_RECORD) {
+				in_error(in, "record larger than %u bytes", STREAM_MAX_RECORD);
+				return -1;
+			}
+			sc->left[sc->depth++] = items;
+			sc->pos += hdr;
+			continue;
+		}
+		if (body > avail - hdr) {
+			if (sc->pos + hdr + body > STREAM_MAX_RECORD) {
+				in_error(in, "record larger than %u bytes", STREAM_MAX_RECORD);
+				return -1;
+			}
+			return 0;
+		}
+		sc->pos += hdr + body;
+		/* one item done: close the containers it completes */
+		while (sc->depth > 0 && --sc->left[sc->depth - 1] == 0)
+			sc->depth--;
+		if (sc->depth == 0)
+			return 1;
+		if (sc->pos > STREAM_MAX_RECORD) {
+			in_error(in, "record larger than %u bytes", STREAM_MAX_RECORD);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int stream_in_next(struct stream_in *in, struct record *rec)
 {
 	for (;;) {
@@ -368,7 +469,14 @@ int stream_in_next(struct stream_in *in, struct record *rec)
 			if (r <= 0)
 				return r;
 		}
-		msgpack_unpack_return ret = msgpack_unpacker_next(&in->up, &in->res);
+		int sr = scan_record(in);
+		if (sr < 0)
+			return -1;
+		msgpack_unpack_return ret = MSGPACK_UNPACK_CONTINUE;
+		if (sr > 0) {
+			ret = msgpack_unpacker_next(&in->up, &in->res);
+			memset(&in->scan, 0, sizeof in->scan);
+		}
 		if (ret == MSGPACK_UNPACK_SUCCESS) {
 			if (accept_record(in, rec) < 0)
 				return -1;
@@ -384,6 +492,11 @@ int stream_in_next(struct stream_in *in, struct record *rec)
 			return -1;
 		}
 		/* CONTINUE: need more bytes */
+		if (sr > 0) {
+			/* the scan saw a whole record that msgpack-c does not */
+			in_error(in, "malformed MessagePack data");
+			return -1;
+		}
 		if (in->eof) {
 			if (msgpack_unpacker_message_size(&in->up) > 0 ||
 			    in->up.used > in->up.off) {
@@ -426,11 +539,11 @@ int stream_in_next(struct stream_in *in, struct record *rec)
 void rec_error(const struct record *rec, const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "%s: %s: record %zu (%s): ", diag_prog(), rec->file, rec->index, rec->type);
+	fprintf(diag_out(), "%s: %s: record %zu (%s): ", diag_prog(), rec->file, rec->index, rec->type);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vfprintf(diag_out(), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fputc('\n', diag_out());
 }
 
 const msgpack_object *rec_get(const struct record *rec, const char *key)

@@ -85,8 +85,19 @@ have_nvcc() { command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]
 # build_cuda SRC OUT: compile a standalone CUDA program (cached by content).
 build_cuda() { "$ROOT/scripts/nvcc-build.sh" "$1" "$2"; }
 
+# DIRIGO_FUZZ_SEEDS=DIR: keep the files each test made (streams, JSON,
+# PTX) in DIR/TESTNAME-FILE, for the fuzz seed corpus (tests/fuzz).
+keep_seeds_() {
+	[ -n "${DIRIGO_FUZZ_SEEDS:-}" ] || return 0
+	mkdir -p "$DIRIGO_FUZZ_SEEDS" &&
+	find "$TRASH" -maxdepth 1 -type f -size -1024k ! -name '.*' | while read -r f; do
+		cp "$f" "$DIRIGO_FUZZ_SEEDS/$TEST_NAME-$(basename "$f")"
+	done
+}
+
 test_done() {
 	echo "1..$test_count"
+	keep_seeds_
 	[ $test_failures -eq 0 ] && rm -rf "$TRASH"
 	[ $test_failures -eq 0 ]
 }

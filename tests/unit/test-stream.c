@@ -213,6 +213,21 @@ static void end_records(void)
 	pk_header(&pk, "dmerge"); pk_rec(&pk, "launch"); pk_end(&pk, 2, NULL, NULL, 0);
 	pk_header(&pk, "dmerge"); pk_end(&pk, 1, NULL, NULL, 0);
 	ok(read_buf(&sb, &nrec) == 0 && nrec == 5, "concatenated complete parts are one input");
+	/* counts in headers are not trusted before the bytes are there:
+	 * an array that claims 2^32 - 1 items is a truncated record, not a
+	 * 64 GB allocation (issue 9) */
+	RESET();
+	pk_header(&pk, "dexec");
+	msgpack_pack_map(&pk, 2);
+	pk_str(&pk, "t"); pk_str(&pk, "launch");
+	pk_str(&pk, "args");
+	msgpack_pack_array(&pk, 0xffffffffu);
+	msgpack_pack_nil(&pk);
+	ok(read_buf(&sb, &nrec) == -1 && nrec == 1, "a count larger than the input is a truncated record");
+	RESET();
+	pk_header(&pk, "dexec");
+	msgpack_pack_map(&pk, 0xffffffffu);
+	ok(read_buf(&sb, &nrec) == -1 && nrec == 1, "and so is a map that claims 2^32 - 1 pairs");
 	msgpack_sbuffer_destroy(&sb);
 #undef RESET
 
