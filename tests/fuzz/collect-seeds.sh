@@ -41,6 +41,16 @@ for f in "$raw"/*; do
 		cp "$f" "$out/fuzz-dcat/$b"
 	fi
 done
+# dmerge reads two traces: each pair of traces one test made, concatenated
+for f in "$out"/fuzz-dmerge/*; do
+	[ -f "$f" ] || continue
+	t=$(basename "$f" | cut -d- -f1)
+	for g in "$out"/fuzz-dmerge/"$t"-*; do
+		[ "$g" != "$f" ] && [ -f "$g" ] || continue
+		case $g in *+*) continue ;; esac
+		cat "$f" "$g" >"$out/fuzz-dmerge/$(basename "$f")+$(basename "$g")"
+	done
+done
 cp "$root"/tests/fixtures/*.ptx "$out/fuzz-ptx/"
 cp "$root"/tests/t/data/*.jsonl "$out/fuzz-dcat/"
 rm -rf "$raw"
