@@ -681,12 +681,6 @@ bool obligation_check(const struct obligation *o, const char *file)
 		if (v->prev != NO_VALUE && (v->prev >= i || o->values.items[v->prev].prog != v->prog ||
 		                            o->values.items[v->prev].bytes != v->bytes))
 			FAIL("%s: value %zu: bad previous version %u", file, i, v->prev);
-		bool ranged = v->def == VD_INPUT || v->def == VD_MEMSET || v->def == VD_COPY ||
-		              v->def == VD_DATA || (v->def == VD_OP && v->input != NO_VALUE);
-		if (ranged && (v->off > v->bytes || v->len > v->bytes - v->off))
-			FAIL("%s: value %zu: range [%llu, +%llu) outside its %llu bytes", file, i,
-			     (unsigned long long)v->off, (unsigned long long)v->len,
-			     (unsigned long long)v->bytes);
 		if (v->def == VD_INPUT && (v->input >= o->inputs.len ||
 		                           o->inputs.items[v->input].bytes != v->len))
 			FAIL("%s: value %zu: bad input %u", file, i, v->input);

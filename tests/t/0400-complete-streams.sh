@@ -138,7 +138,7 @@ test_expect_success 'outputs of no element: dcheck is unknown, never checked-cor
 test_expect_success 'a value whose range lies outside its bytes: exit 2, named' '
 	dcat dmerge.out | sed "/\"value\":2,.*\"def\":\"input\"/s/\"off\":0/\"off\":8/" | dcat -r >range.obl &&
 	test_must_fail --status=2 dexec range.obl >out 2>err &&
-	grep "range.obl: value 2: range \[8, +16) outside its 16 bytes" err
+	grep "range.obl: record 7 (value): range \[8, +16) outside the buffer of 16 bytes" err
 '
 
 test_done
