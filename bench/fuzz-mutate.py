@@ -19,6 +19,8 @@ run.  Five kinds of mutation, in turn:
          swapped, types and opcodes replaced (.b128, mul.wide widths, ...),
          an endless loop, special registers, immediates
 
+Seeds: the streams of DIR that the stage takes (exit 0, 1 or 3).
+
 Usage: fuzz-mutate.py --stage NAME --bin DIR --seeds DIR -n N [-j J]
        [--timeout S] [--seed K] [--keep DIR] [-- STAGE OPTIONS...]
 Prints one line of JSON with the counts.
@@ -430,9 +432,11 @@ def main():
         b = open(os.path.join(a.seeds, f), "rb").read()
         if 0 < len(b) < 2_000_000:
             seeds.append((f, b))
-    if not seeds:
-        sys.exit("fuzz-mutate: no seeds in %s" % a.seeds)
     argv = [os.path.join(a.bin, a.stage)] + a.opts
+    # mutants of streams the stage takes reach past its reader
+    seeds = [(f, b) for f, b in seeds if run_one(argv, b, a.timeout)[0] in (0, 1, 3)]
+    if not seeds:
+        sys.exit("fuzz-mutate: no seed in %s that %s takes" % (a.seeds, a.stage))
 
     def job(i):
         rnd = random.Random(a.seed * 1000003 + i)
@@ -470,7 +474,8 @@ def main():
                     os.makedirs(a.keep, exist_ok=True)
                     with open(os.path.join(a.keep, "%s-%s-%d" % (a.stage, out, i)), "wb") as f:
                         f.write(m)
-    print(json.dumps({"stage": a.stage, "bin": a.bin, "mutants": a.n, "outcomes": counts, "by_kind": kinds,
+    print(json.dumps({"stage": a.stage, "bin": a.bin, "seeds": len(seeds), "mutants": a.n, "outcomes": counts,
+                      "by_kind": kinds,
                       "longest_s": round(longest[0], 2), "longest": longest[1],
                       "bad": [{"i": c[0], "kind": c[1], "seed": c[2], "outcome": c[3], "status": str(c[4]),
                                "stderr": c[5]} for c in crashes[:20]]}))

@@ -3,7 +3,7 @@
 # campaign of issue 9.  N mutants (default 10000) of valid streams per
 # stage (dmerge, dexec, dcheck, dreplay, and dcat -r on JSON mutants is
 # covered by the json kind), each run under a time limit of t seconds
-# (default 30), J at a time (default 2), with the binaries of each BINDIR
+# (default 20), J at a time (default 2), with the binaries of each BINDIR
 # (default bin; give build-san/bin too for the sanitizer build, made with
 # make SANITIZE=1).  Mutations and outcomes: see bench/fuzz-mutate.py.
 # Seeds: the streams the test suite produces (tests/fuzz/collect-seeds.sh,
@@ -13,7 +13,7 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-n=10000 j=2 t=30 bins=""
+n=10000 j=2 t=20 bins=""
 while getopts n:j:t:b: o; do
 	case $o in
 	n) n=$OPTARG ;; j) j=$OPTARG ;; t) t=$OPTARG ;; b) bins="$bins $OPTARG" ;;
