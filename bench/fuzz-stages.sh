@@ -1,5 +1,5 @@
 #!/bin/sh
-# fuzz-stages.sh [-n N] [-j J] [-t SECONDS] [-b BINDIR]... : the mutation
+# fuzz-stages.sh [-n N] [-j J] [-t SECONDS] [-s STAGES] [-b BINDIR]... : the mutation
 # campaign of issue 9.  N mutants (default 10000) of valid streams per
 # stage (dmerge, dexec, dcheck, dreplay, and dcat -r on JSON mutants is
 # covered by the json kind), each run under a time limit of t seconds
@@ -13,11 +13,11 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-n=10000 j=2 t=20 bins=""
-while getopts n:j:t:b: o; do
+n=10000 j=2 t=20 bins="" stages="dmerge dexec dcheck dreplay"
+while getopts n:j:t:b:s: o; do
 	case $o in
-	n) n=$OPTARG ;; j) j=$OPTARG ;; t) t=$OPTARG ;; b) bins="$bins $OPTARG" ;;
-	*) echo "usage: $0 [-n N] [-j J] [-t SECONDS] [-b BINDIR]..." >&2; exit 2 ;;
+	n) n=$OPTARG ;; j) j=$OPTARG ;; t) t=$OPTARG ;; b) bins="$bins $OPTARG" ;; s) stages=$OPTARG ;;
+	*) echo "usage: $0 [-n N] [-j J] [-t SECONDS] [-s STAGES] [-b BINDIR]..." >&2; exit 2 ;;
 	esac
 done
 [ -n "$bins" ] || bins=bin
@@ -28,7 +28,7 @@ mkdir -p $out
 # a sanitizer report is a crash: exit 70, never a stage's own status
 export ASAN_OPTIONS=exitcode=70:detect_leaks=0 UBSAN_OPTIONS=exitcode=70:halt_on_error=1:print_stacktrace=1
 for b in $bins; do
-	for s in dmerge dexec dcheck dreplay; do
+	for s in $stages; do
 		# dcheck's own budget stays well inside the time limit
 		opts=""; [ $s = dcheck ] && opts="--budget 5 --jobs 1"
 		python3 bench/fuzz-mutate.py --stage $s --bin "$b" --seeds $seeds/fuzz-$s -n "$n" -j "$j" \
