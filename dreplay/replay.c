@@ -94,7 +94,8 @@ uint8_t **witness_inputs(const struct obligation *ob, const struct vd_witness *w
 	for (uint32_t k = 0; k < w->ninputs; k++) {
 		const struct vd_input *v = &w->inputs[k];
 		unsigned size = etype_size(v->et);
-		if (v->input >= ob->inputs.len || v->off + size > ob->inputs.items[v->input].bytes) {
+		if (v->input >= ob->inputs.len || v->off > ob->inputs.items[v->input].bytes ||
+		    size > ob->inputs.items[v->input].bytes - v->off) {
 			*err = "a witness element lies outside its input";
 			return NULL;
 		}

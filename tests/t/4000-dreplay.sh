@@ -192,4 +192,12 @@ test_expect_success 'a witness without its location, a location after the verdic
 	grep "bad8.ver: record [0-9]* (location): a location record after the verdict" err
 '
 
+test_expect_success 'a witness input at an offset that wraps around is not written anywhere' '
+	dcat differ.ver | sed "/\"t\":\"witness\"/s/\"input\":0,\"off\":0,/\"input\":0,\"off\":18446744073709551612,/" |
+		sed "s/\"off\":18446744073709551612,/\"off\":{\"\$u64\":\"18446744073709551612\"},/" | dcat -r >wrap.ver &&
+	test_status 3 dreplay wrap.ver >out 2>report &&
+	test "$(field out replay confirmed)" = false &&
+	field out replay ptx_error | grep "a witness element lies outside its input"
+'
+
 test_done
