@@ -455,8 +455,12 @@ def main():
 
     counts, kinds, longest = {}, {}, (0.0, None)
     crashes = []
-    with cf.ThreadPoolExecutor(max_workers=a.j) as ex:
+    done = 0
+    ex = cf.ThreadPoolExecutor(max_workers=a.j)
+    try:
+        # SIGINT ends the campaign early: the counts so far are printed
         for i, kind, name, m, st, dt, err in ex.map(job, range(a.n)):
+            done += 1
             if st == "hang":
                 out = "hang"
             elif isinstance(st, int) and (st < 0 or st >= 70 or b"Sanitizer" in err or b"runtime error" in err):
@@ -474,7 +478,10 @@ def main():
                     os.makedirs(a.keep, exist_ok=True)
                     with open(os.path.join(a.keep, "%s-%s-%d" % (a.stage, out, i)), "wb") as f:
                         f.write(m)
-    print(json.dumps({"stage": a.stage, "bin": a.bin, "seeds": len(seeds), "mutants": a.n, "outcomes": counts,
+    except KeyboardInterrupt:
+        pass
+    ex.shutdown(wait=False, cancel_futures=True)
+    print(json.dumps({"stage": a.stage, "bin": a.bin, "seeds": len(seeds), "mutants": done, "outcomes": counts,
                       "by_kind": kinds,
                       "longest_s": round(longest[0], 2), "longest": longest[1],
                       "bad": [{"i": c[0], "kind": c[1], "seed": c[2], "outcome": c[3], "status": str(c[4]),
