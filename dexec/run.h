@@ -37,4 +37,8 @@ int  dx_run_take(struct dx_run *r, const struct record *rec);
  * before anything is written). */
 int  dx_run_finish(struct dx_run *r, struct stream_out *w);
 
+/* dexec over the whole input, to out (the work of main).  Returns the
+ * exit status. */
+int  dexec_run(const struct dx_opts *opts, struct stream_in *in, FILE *out);
+
 #endif

@@ -205,6 +205,10 @@ int  obligation_take(struct obligation *o, const struct record *rec);
 /* Checks references between records (values, launches, modules, outputs);
  * false after printing what is wrong, naming 'file'. */
 bool obligation_check(const struct obligation *o, const char *file);
+/* A verdict rests on at least one output pair: false, after a message
+ * naming 'file', when the obligation has none (dexec, dcheck and dreplay
+ * refuse such a stream with exit 2). */
+bool obligation_check_outputs(const struct obligation *o, const char *file);
 
 
 /* Starts an obligation stream: the header (stream "obligation") and the
