@@ -288,6 +288,8 @@ test_expect_success 'random op: its result is an input of its own program; a bad
 	tt ref "$T2D" "$(echo "$RND" | sed "s/\"random\":true/\"random\":1/")" &&
 	test_must_fail --status=2 dmerge ref.trace ref.trace >/dev/null 2>err &&
 	grep -q "field .random.: not a boolean" err
+'
+
 # issue 9: ids from the input index tables; they are bounded, not grown to
 test_expect_success 'a module id of 2^31 is refused at once, not grown to' '
 	sed "s/\"module\":0,\"ptx\"/\"module\":2147483648,\"ptx\"/" "$D/trace-ref.jsonl" | dcat -r >bigmod.trace &&
