@@ -73,6 +73,25 @@ static const char *problem(const struct checker *c, int prog, const struct resol
 	return NULL;
 }
 
+/* A sentence naming the first opaque value (dexec's table of origins) in
+ * program prog's expression e. */
+static const char *opaque_detail(const struct checker *c, int prog, const struct expr *e, struct arena *a)
+{
+	const struct obligation *ob = &c->st->obl;
+	const char *pname = ob->names[prog] ? ob->names[prog] : prog ? "opt" : "ref";
+	const struct expr *o = e_first_opaque(e);
+	uint64_t tag = o ? EOPQ_TAGOF(o->u) : 0;
+	uint32_t l = SYM_OPAQUE_LAUNCH(tag);
+	const struct sym_writes *ws = tag && c->st->by_launch && l < ob->launches.len ? c->st->by_launch[l] : NULL;
+	const struct sym_opaque *q = ws ? sym_opaque_of(ws, o) : NULL;
+	if (!q)
+		return arena_printf(a, "%s: depends on the bits of a float used as an integer", pname);
+	const char *slash = q->src_file ? strrchr(q->src_file, '/') : NULL;
+	const char *src = q->src_file ? arena_printf(a, ", %s:%u", slash ? slash + 1 : q->src_file, q->src_line) : "";
+	return arena_printf(a, "%s: depends on an opaque value: launch %u (%s), %s at PTX line %u%s: %s", pname, l,
+	                    ob->launches.items[l].kernel, q->what, q->line, src, q->instr);
+}
+
 static void add_kernel(const struct checker *c, int prog, uint32_t launch, struct vd_witness *w,
                        struct arena *a)
 {
@@ -125,6 +144,9 @@ void check_location(struct checker *c, uint32_t output, uint64_t index, struct a
 		loc->how = LH_STRUCTURAL;
 		goto out;
 	}
+	/* An opaque value has no concrete meaning: no screen, no witness; only
+	 * "equal (within tolerance) for every meaning of it" decides. */
+	int opq = e_has_opaque(e[0]) ? 0 : e_has_opaque(e[1]) ? 1 : -1;
 	lc = ectx_new();
 	nz = ax_norm_new(lc, c->o->axioms);
 	e[0] = ax_norm(nz, e[0]);
@@ -138,7 +160,7 @@ void check_location(struct checker *c, uint32_t output, uint64_t index, struct a
 	w->index = index;
 	w->off = off;
 	w->et = et;
-	if (screen(e[0], e[1], c->o, (uint64_t)output << 40 ^ index, a, w)) {
+	if (opq < 0 && screen(e[0], e[1], c->o, (uint64_t)output << 40 ^ index, a, w)) {
 		loc->result = LR_DIFFER;
 		loc->how = LH_SCREEN;
 		*has_witness = true;
@@ -149,6 +171,12 @@ void check_location(struct checker *c, uint32_t output, uint64_t index, struct a
 	memset(&sw, 0, sizeof sw);
 	loc->how = LH_SMT;
 	enum smt_equiv_result er = smt_equiv(c->eq, e[1], e[0], &eo, a, &sw);
+	if (opq >= 0 && er != EQ_EQUAL && er != EQ_WITHIN_TOL) {
+		loc->result = LR_UNKNOWN;
+		loc->opaque = true;
+		loc->detail = opaque_detail(c, opq, opq ? e[1] : e[0], a);
+		goto out;
+	}
 	if (er == EQ_DIFFER || er == EQ_WITHIN_TOL || er == EQ_UNCONFIRMED) {
 		struct smt *fresh = smt_new(c->o->smt_timeout_ms, c->o->smt_rlimit);
 		memset(&sw, 0, sizeof sw);

@@ -46,7 +46,7 @@ static bool own_record(const struct record *rec)
 int main(int argc, char **argv)
 {
 	diag_set_prog("dexec");
-	struct dx_opts opts = { DX_DEFAULT_STEPS, DX_DEFAULT_BUNDLES, 10000, false };
+	struct dx_opts opts = { DX_DEFAULT_STEPS, DX_DEFAULT_BUNDLES, 10000, false, NULL };
 	enum { O_STEPS = 256, O_BUNDLES, O_SMT, O_TIMING };
 	static const struct option longopts[] = {
 		{ "budget-steps", required_argument, NULL, O_STEPS },
