@@ -165,8 +165,8 @@ const struct expr *dx_coerce(struct dx_launch *L, const struct ptx_instr *in,
 		unsigned w = SORT_WIDTH(want);
 		if (e->op == EOP_REAL && (w == 32 || w == 64))
 			return e_bv(cx, real_bits(e->d, w), w);
-		if (e->op == EOP_LOAD && etype_is_float(e->et) && etype_size(e->et) * 8 == w)
-			return e_load(cx, e->space, et_like(false, etype_size(e->et)), e->args[0]);
+		/* the bits of a float load stay tied to the float read (not an
+		 * integer load: that would resolve as an integer input) */
 		return reinterp(L, in, e, et_like(true, w / 8), "bit reinterpretation");
 	}
 	dx_unsupported(L, in, "operand sort", "an operand of the wrong kind");

@@ -75,7 +75,8 @@ struct sym_shwrite {
 #define SYM_SH_CODE(epoch, sub) (((uint64_t)(epoch) << 40) | ((uint64_t)(sub) << 24))
 
 /* Where a launch's opaque values come from (expr.h, "Opaque values"): the
- * value of tag launch << 32 | i comes from entry i of the launch's table. */
+ * value of tag launch << 32 | (i + 1) comes from entry i of the launch's
+ * table (tag 0 is no entry: an idiom's own reinterpretation). */
 struct sym_opaque {
 	uint32_t line;               /* PTX line, 0 if none */
 	const char *src_file;        /* NULL if unknown */
@@ -83,9 +84,9 @@ struct sym_opaque {
 	const char *instr;           /* the instruction as written: "mov.b32 %r1, %f1;" */
 	const char *what;            /* why it has no exact meaning: "bit reinterpretation" */
 };
-#define SYM_OPAQUE_TAG(launch, i)   (((uint64_t)(launch) << 32) | (uint32_t)(i))
+#define SYM_OPAQUE_TAG(launch, i)   (((uint64_t)(launch) << 32) | ((uint64_t)(i) + 1))
 #define SYM_OPAQUE_LAUNCH(tag)      ((uint32_t)((tag) >> 32))
-#define SYM_OPAQUE_INDEX(tag)       ((uint32_t)(tag))
+#define SYM_OPAQUE_INDEX(tag)       ((uint32_t)(tag) - 1)   /* UINT32_MAX: no entry */
 
 struct sym_writes {                  /* "writes" */
 	uint32_t launch, prog;
