@@ -257,6 +257,9 @@ const char *dx_value_name(struct dx_launch *L, uint32_t value);
 
 /* ---- opaque.c: values without exact meaning (expr.h, "Opaque values") ---- */
 
+/* Prepares L->cx for the bit idioms: which loads hold floats of the host. */
+void dx_opaque_init(struct dx_launch *L);
+
 /* The tag of the opaque values instruction in makes for reason what (one
  * entry of L->opaques per instruction and reason). */
 uint64_t dx_opaque_tag(struct dx_launch *L, const struct ptx_instr *in, const char *what);

@@ -384,6 +384,7 @@ void dx_launch_run(struct dx_launch *L, const struct obligation *o, uint32_t id,
 		L->geom.nctaid[d] = (uint32_t)L->l->grid[d];
 	}
 	L->cx = ectx_new();
+	dx_opaque_init(L);                /* opaque.c: which loads hold host floats */
 	L->memo = xcalloc(1, sizeof *L->memo);
 	L->scratch = xcalloc(fn->nregs ? fn->nregs : 1, sizeof *L->scratch);
 	decode_all(L);

@@ -399,7 +399,8 @@ const struct sym_opaque *sym_opaque_of(const struct sym_writes *r, const struct 
 	if (!e || e->op != EOP_OPAQUE)
 		return NULL;
 	uint64_t tag = EOPQ_TAGOF(e->u);
-	if (!tag || SYM_OPAQUE_LAUNCH(tag) != r->launch || SYM_OPAQUE_INDEX(tag) >= r->nopaques)
+	if (!tag || SYM_OPAQUE_IS_STORE(tag) || SYM_OPAQUE_LAUNCH(tag) != r->launch ||
+	    SYM_OPAQUE_INDEX(tag) >= r->nopaques)
 		return NULL;
 	return &r->opaques[SYM_OPAQUE_INDEX(tag)];
 }

@@ -87,6 +87,11 @@ struct sym_opaque {
 #define SYM_OPAQUE_TAG(launch, i)   (((uint64_t)(launch) << 32) | ((uint64_t)(i) + 1))
 #define SYM_OPAQUE_LAUNCH(tag)      ((uint32_t)((tag) >> 32))
 #define SYM_OPAQUE_INDEX(tag)       ((uint32_t)(tag) - 1)   /* UINT32_MAX: no entry */
+/* A tag no record carries: the reinterpretation dcheck makes of the bits
+ * a store of launch `launch` at PTX line `line` wrote with another type
+ * than they are read with (libcommon/resolve.c). */
+#define SYM_OPAQUE_STORE(launch, line) (((uint64_t)(launch) << 32) | 0x80000000u | ((line) & 0x7fffffffu))
+#define SYM_OPAQUE_IS_STORE(tag)    (((tag) & 0x80000000u) != 0)
 
 struct sym_writes {                  /* "writes" */
 	uint32_t launch, prog;

@@ -18,9 +18,12 @@
  *   sign tests, =, <, <= and min/max of B(x) and of J(B(x)) (the key's
  *   signed order is that of the reals), J(J(k)) = k, and ite of B's.
  * A float load read as an integer is the bits of the load read as that
- * float (exact: the same bytes), so these idioms also see through nvcc's
- * habit of loading floats as u32 when only their bits are used; outside
- * an idiom an integer load stays an integer.
+ * float (exact: the same bytes), so the idioms under F also see through
+ * nvcc's habit of loading floats as u32 when only their bits are used; a
+ * key J(k) of an integer load is built on the float load only where the
+ * context says the memory holds floats (ectx_set_float_mem: host input,
+ * whose integer reads would resolve as recorded constants); elsewhere an
+ * integer load stays an integer.
  *
  * F of a constant is folded only by e_reinterp (literal bits in a
  * program), not when a node is rebuilt after substitution: there a
@@ -619,7 +622,7 @@ const struct expr *x_bits_ite(struct ectx *cx, const struct expr *c, const struc
 	if (is_j(k, &inner))
 		return inner;                                 /* J(J(k)) = k */
 	enum etype lt = ft_of_width(w);
-	if (is_int_load(k, w) && lt != ET_NONE)           /* a key of a float read as bits */
-		return mk_key(cx, 0, lt, e_load(cx, k->space, lt, k->args[0]));
+	if (is_int_load(k, w) && lt != ET_NONE && cx->float_mem && cx->float_mem(k->space, cx->float_mem_user))
+		return mk_key(cx, 0, lt, e_load(cx, k->space, lt, k->args[0]));   /* a float's key */
 	return mk_j(cx, k);
 }

@@ -18,6 +18,8 @@ struct ectx {
 	uint32_t *htab;            /* hashes of tab's nodes: probes stay in cache */
 	size_t cap, count;         /* cap is a power of two; load <= 1/2 */
 	uint32_t cxid;
+	bool (*float_mem)(uint32_t space, void *user);   /* ectx_set_float_mem */
+	void *float_mem_user;
 };
 
 /* The one place nodes are made: returns the existing node equal to the

@@ -176,6 +176,12 @@ void ectx_free(struct ectx *cx)
 	free(cx);
 }
 
+void ectx_set_float_mem(struct ectx *cx, bool (*fn)(uint32_t space, void *user), void *user)
+{
+	cx->float_mem = fn;
+	cx->float_mem_user = user;
+}
+
 size_t ectx_count(const struct ectx *cx)
 {
 	return cx->count;

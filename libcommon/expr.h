@@ -198,6 +198,11 @@ struct ectx *ectx_new(void);
 uint32_t ectx_id(const struct ectx *cx);
 void ectx_free(struct ectx *cx);              /* NULL ok */
 size_t ectx_count(const struct ectx *cx);     /* nodes created */
+/* Tells the constructors which LOAD spaces hold floats that a program reads
+ * as integers (fn true: e.g. host input): there the key idiom J(k) of an
+ * integer load is built on the bits of the float load (expr-bits.c), so
+ * that the load resolves as the float it is.  NULL (the default): never. */
+void ectx_set_float_mem(struct ectx *cx, bool (*fn)(uint32_t space, void *user), void *user);
 
 /* ---- constructors (all simplify) ---------------------------------------- */
 

@@ -145,8 +145,18 @@ static double hw_clearbits(float a, float b, bool *s) { (void)b; (void)s; return
 
 /* ---- through memory: floats loaded as u32 (nvcc's form) ---------------------------- */
 
+static bool host_mem(uint32_t space, void *user)
+{
+	(void)user;
+	return space < 2;
+}
+
 static void test_loaded_idioms(struct ectx *cx)
 {
+	/* without knowing what memory holds, a key of an integer load stays integer */
+	const struct expr *j0 = J(cx, ldu(cx, 0));
+	ok(!e_has_opaque(j0) && j0->op == EOP_ITE, "the key of an integer load of unknown memory is integer");
+	ectx_set_float_mem(cx, host_mem, NULL);
 	const struct expr *ka = ldu(cx, 0), *kb = ldu(cx, 1);
 	const struct expr *M = bv(cx, 0x7fffffff), *S = bv(cx, 0x80000000u);
 	const struct expr *e = F(cx, op2(cx, EOP_AND, ka, M));
@@ -169,6 +179,11 @@ static void test_loaded_idioms(struct ectx *cx)
 	/* outside an idiom an integer load stays an integer */
 	ok(op2(cx, EOP_AND, ka, M)->op == EOP_AND, "k & M alone stays a bitvector and");
 	ok(!e_has_opaque(op2(cx, EOP_AND, ka, M)), "... without an opaque value");
+	const struct expr *j2k = J(cx, ldu(cx, 2));
+	ok(!e_has_opaque(j2k), "a key of memory a kernel wrote stays integer (%s)",
+	   e_has_opaque(j2k) ? "opaque" : "ite");
+	ok(F(cx, J(cx, J(cx, ldu(cx, 2)))) == ldf(cx, 2), "... and decodes exactly");
+	ectx_set_float_mem(cx, NULL, NULL);
 }
 
 /* ---- registers: the bits of a real (mov.b32 %r, %f) --------------------------------- */
@@ -246,6 +261,7 @@ static void test_constants(struct ectx *cx)
 	ok(fk->op == EOP_OPAQUE, "F(k + 1) is opaque");
 	const struct expr *sub = e_op1(cx, EOP_OPAQUE, SORT_REAL, fk->u, bv(cx, 0x3f800000));
 	ok(sub->op == EOP_OPAQUE, "the generic constructor keeps F(constant)");
+	ectx_set_float_mem(cx, host_mem, NULL);
 	static const float kvs[] = { -INFINITY, -1.5f, 0.0f, 2.0f, INFINITY, -1e-40f };
 	for (size_t i = 0; i < sizeof kvs / sizeof kvs[0]; i++) {
 		kv = kvs[i];
@@ -262,6 +278,7 @@ static void test_constants(struct ectx *cx)
 		snprintf(name, sizeof name, "key of %g <= key", kv);
 		check(cx, name, op2(cx, EOP_SLE, c, J(cx, ldu(cx, 0))), BOOL, hw_kconst_gt);
 	}
+	ectx_set_float_mem(cx, NULL, NULL);
 }
 
 /* ---- opaque functions ------------------------------------------------------------------ */
