@@ -490,9 +490,8 @@ static int do_fun(struct ctx *c)
 
 /* A constant operand as a number; -1 after dx_unsupported, -2 when it is
  * not a constant (the caller makes the result opaque). */
-static int64_t const_arg(struct ctx *c, unsigned i, const char *what)
+static int64_t const_arg(struct ctx *c, unsigned i)
 {
-	(void)what;
 	const struct expr *e = arg(c, i, SORT_BV(32));
 	if (!e)
 		return -1;
@@ -521,7 +520,7 @@ static int do_bfe(struct ctx *c, enum ptx_type t)
 {
 	unsigned w = ptx_type_bits(t);
 	const struct expr *a = arg(c, 1, SORT_BV(w));
-	int64_t pos = a ? const_arg(c, 2, "position") : -1, len = pos >= 0 ? const_arg(c, 3, "length") : pos;
+	int64_t pos = a ? const_arg(c, 2) : -1, len = pos >= 0 ? const_arg(c, 3) : pos;
 	if (len == -2)
 		return opaque(c);
 	if (len < 0)
@@ -539,7 +538,7 @@ static int do_bfi(struct ctx *c, enum ptx_type t)
 	struct ectx *cx = c->cx;
 	unsigned w = ptx_type_bits(t);
 	const struct expr *a = arg(c, 1, SORT_BV(w)), *b = a ? arg(c, 2, SORT_BV(w)) : NULL;
-	int64_t pos = b ? const_arg(c, 3, "position") : -1, len = pos >= 0 ? const_arg(c, 4, "length") : pos;
+	int64_t pos = b ? const_arg(c, 3) : -1, len = pos >= 0 ? const_arg(c, 4) : pos;
 	if (len == -2)
 		return opaque(c);
 	if (len < 0)
@@ -563,7 +562,7 @@ static int do_prmt(struct ctx *c)
 	if (ptx_instr_mod_of(c->in, MODS("f4e", "b4e", "rc8", "ecl", "ecr", "rc16")))
 		return opaque(c);
 	const struct expr *a = arg(c, 1, SORT_BV(32)), *b = a ? arg(c, 2, SORT_BV(32)) : NULL;
-	int64_t sel = b ? const_arg(c, 3, "selector") : -1;
+	int64_t sel = b ? const_arg(c, 3) : -1;
 	if (sel == -2)
 		return opaque(c);
 	if (sel < 0)
