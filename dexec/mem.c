@@ -160,7 +160,9 @@ static int resolve(struct dx_launch *L, const struct ptx_instr *in, const struct
 /* ---- bounds ----------------------------------------------------------------- */
 
 /* 0: in bounds for every thread of dom; 1: a finding was made (skip the
- * access); -1: unsupported. */
+ * access); -1: unsupported.  data_guard: dom holds a condition over data
+ * (the access is predicated on data, or in an arm of a branch on data),
+ * which may hold: the finding says so. */
 static int bounds(struct dx_launch *L, const struct ptx_instr *in, const struct expr *dom,
                   const struct target *t, unsigned size, bool is_store, bool data_guard)
 {
@@ -176,9 +178,6 @@ static int bounds(struct dx_launch *L, const struct ptx_instr *in, const struct 
 		return 0;
 	if (r == SMT_UNKNOWN)
 		return dx_unsupported(L, in, "solver", "the solver could not decide the bounds of an access");
-	if (data_guard)
-		return dx_unsupported(L, in, "predicated access",
-		                      "an access under a data-dependent predicate that may be out of bounds");
 	const struct expr *c = e_at_thread(cx, off, tid, ctaid);
 	int64_t o = c->op == EOP_BV ? (int64_t)c->u : 0;
 	const char *name = t->kind == T_BUF ? dx_value_name(L, t->vin)
@@ -186,9 +185,10 @@ static int bounds(struct dx_launch *L, const struct ptx_instr *in, const struct 
 	const char *src = dx_src(L, in);
 	char *msg = arena_printf(&L->a,
 		"kernel '%s' %s %u bytes at byte offset %" PRId64 " of a %" PRIu64 "-byte buffer (%s) "
-		"at thread (%u,%u,%u) block (%u,%u,%u), PTX line %u%s%s",
+		"at thread (%u,%u,%u) block (%u,%u,%u)%s, PTX line %u%s%s",
 		L->l->kernel, is_store ? "writes" : "reads", size, o, t->bytes, name,
-		tid[0], tid[1], tid[2], ctaid[0], ctaid[1], ctaid[2], in->line,
+		tid[0], tid[1], tid[2], ctaid[0], ctaid[1], ctaid[2],
+		data_guard ? " when a condition on data holds" : "", in->line,
 		src ? ", " : "", src ? src : "");
 	uint32_t value = t->kind == T_BUF ? t->vin : NO_VALUE;
 	dx_finding(L, in, "oob-global", tid, ctaid, value, o, msg);
@@ -360,15 +360,24 @@ static int space_check(struct dx_launch *L, const struct ptx_instr *in, enum ptx
 	return 0;
 }
 
-/* Splits a guard into the part bounds and domains use (thread-only) and
- * whether values must be merged because it depends on data. */
+/* The threads of bundle b that make an access under guard (NULL: none):
+ * the bundle's domain, cut by a thread-only guard.  A guard over data
+ * cannot cut it: *data says so (a stored value is merged with the old
+ * one).  *when is the domain with every condition the access is made
+ * under, the data condition of the arm b runs included (merge.c): bounds
+ * must hold there, and *data is set when it holds data. */
 static const struct expr *guard_dom(struct dx_launch *L, struct dx_bundle *b, const struct expr *guard,
-                                    bool *data)
+                                    bool *data, const struct expr **when)
 {
+	const struct expr *arm = dx_arm_cond(b), *dom;
 	*data = guard && e_has_data(guard);
-	if (!guard || *data)
-		return b->dom;
-	return e_and(L->cx, b->dom, guard);
+	dom = !guard || *data ? b->dom : e_and(L->cx, b->dom, guard);
+	*when = *data ? e_and(L->cx, dom, guard) : dom;
+	if (arm) {
+		*when = e_and(L->cx, *when, arm);
+		*data = true;
+	}
+	return dom;
 }
 
 int dx_load(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
@@ -387,7 +396,7 @@ int dx_load(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in
 	const struct expr *addr = address(L, b, in, &in->ops[1]);
 	struct target t;
 	bool data;
-	const struct expr *dom = guard_dom(L, b, guard, &data);
+	const struct expr *when, *dom = guard_dom(L, b, guard, &data, &when);
 	int r;
 	if (!addr)
 		return -1;
@@ -396,14 +405,14 @@ int dx_load(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in
 	if (sp == PS_SHARED || (sp == PS_GENERIC && dx_shared_addr(L, addr))) {
 		t.kind = T_SHARED;
 		t.dom = dom;
-		if ((r = dx_shared_target(L, in, addr, dom, n * esz, false, data, &t.off)) < 0)
+		if ((r = dx_shared_target(L, in, addr, when, n * esz, false, data, &t.off)) < 0)
 			return -1;
 	} else {
 		if (resolve(L, in, addr, &t) < 0)
 			return -1;
 		if (sp == PS_CONST && (!t.var || t.var->space != PS_CONST))
 			return dx_unsupported(L, in, "address", "ld.const of an address outside constant memory");
-		if ((r = bounds(L, in, dom, &t, n * esz, false, data)) < 0)
+		if ((r = bounds(L, in, when, &t, n * esz, false, data)) < 0)
 			return -1;
 	}
 	for (unsigned i = 0; i < n; i++) {
@@ -451,8 +460,8 @@ static int store_shared(struct dx_launch *L, struct dx_bundle *b, const struct p
 	const struct ptx_operand *s = &in->ops[1];
 	unsigned n = ptx_instr_vec(in), esz = ptx_type_bits(in->type) / 8;
 	bool data;
-	const struct expr *dom = guard_dom(L, b, guard, &data), *off;
-	int r = dx_shared_target(L, in, addr, dom, n * esz, true, data, &off);
+	const struct expr *when, *dom = guard_dom(L, b, guard, &data, &when), *off;
+	int r = dx_shared_target(L, in, addr, when, n * esz, true, data, &off);
 	if (r != 0)
 		return r < 0 ? -1 : 0;
 	for (unsigned i = 0; i < n; i++) {
@@ -518,8 +527,8 @@ int dx_store(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *i
 		return dx_unsupported(L, in, "store to a module variable",
 		                      "a store to a __device__ or __constant__ variable");
 	bool data;
-	const struct expr *dom = guard_dom(L, b, guard, &data);
-	int r = bounds(L, in, dom, &t, n * esz, true, data);
+	const struct expr *when, *dom = guard_dom(L, b, guard, &data, &when);
+	int r = bounds(L, in, when, &t, n * esz, true, data);
 	if (r != 0)
 		return r < 0 ? -1 : 0;
 	for (unsigned i = 0; i < n; i++) {
