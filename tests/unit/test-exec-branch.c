@@ -9,6 +9,8 @@
  */
 #include "dx-harness.h"
 
+#include <math.h>
+
 #define HEAD ".version 8.0\n.target sm_90\n.address_size 64\n"
 #define KERNEL ".visible .entry k(.param .u64 p, .param .u64 q)\n{\n" \
                ".reg .pred %p<8>;\n.reg .b32 %r<16>;\n.reg .f32 %f<16>;\n.reg .b64 %rd<16>;\n" \
@@ -28,28 +30,38 @@ static struct dx_launch *snippet(struct tb *t, const char *ptx, uint32_t block)
 
 /* ---- evaluating the write set ----------------------------------------------- */
 
+/* Loads: the input p (value 0) reads in[], every other buffer value v at
+ * float index i held OLD(i) before the launch. */
 struct mem { const float *in; };
 
 static bool leaf(const struct expr *e, struct evalue *out, void *user)
 {
 	const struct mem *m = user;
 	memset(out, 0, sizeof *out);
-	if (e->op != EOP_LOAD || e->args[0]->op != EOP_BV || e->args[0]->u % 4 || e->args[0]->u / 4 >= N)
+	if (e->op != EOP_LOAD || e->args[0]->op != EOP_BV || e->args[0]->u % 4 || e->args[0]->u / 4 >= 4 * N)
 		return false;
 	unsigned i = (unsigned)(e->args[0]->u / 4);
-	out->r = e->space == 0 ? m->in[i] : e->space == 2 ? OLD(i) : 0;
-	return e->space == 0 || e->space == 2;
+	if (e->space == 0 && i >= N)
+		return false;
+	if (SORT_KIND(e->sort) == SK_BV)
+		out->u = (uint64_t)OLD(i);
+	else
+		out->r = e->space == 0 ? m->in[i] : OLD(i);
+	return true;
 }
 
-/* What thread tid leaves at float index i of q (OLD(i) if nothing),
- * with p = in; NAN when the write set cannot be evaluated. */
-static double final_at(struct dx_launch *L, uint32_t tid, unsigned i, const float *in)
+/* What thread tid of block 0 leaves at element i (4 bytes) of the buffer
+ * whose value before the launch is vin (OLD(i) if nothing), with p = in;
+ * NAN when the write set cannot be evaluated. */
+static double final_in(struct dx_launch *L, uint32_t vin, uint32_t tid, unsigned i, const float *in)
 {
 	struct ectx *cx = L->cx;
 	uint32_t t[3] = { tid, 0, 0 }, c[3] = { 0, 0, 0 };
 	const struct sym_write *last = NULL;
 	for (size_t k = 0; k < L->writes.len; k++) {
 		const struct sym_write *w = &L->writes.items[k];
+		if (w->value != vin + 1)
+			continue;
 		const struct expr *a = e_at_thread(cx, w->addr, t, c);
 		if (e_is_true(e_at_thread(cx, w->dom, t, c)) && a->op == EOP_BV && a->u == 4 * i &&
 		    (!last || w->seq > last->seq))
@@ -61,7 +73,53 @@ static double final_at(struct dx_launch *L, uint32_t tid, unsigned i, const floa
 	struct evalue v;
 	if (!e_eval(e_at_thread(cx, last->val, t, c), EM_F64, leaf, &m, &v) || v.undef)
 		return NAN;
-	return (double)v.r;
+	return SORT_KIND(last->val->sort) == SK_BV ? (double)(int32_t)v.u : (double)v.r;
+}
+
+/* The same for the buffer q (value 2) of the snippets. */
+static double final_at(struct dx_launch *L, uint32_t tid, unsigned i, const float *in)
+{
+	return final_in(L, 2, tid, i, in);
+}
+
+static bool close_to(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * (1 + fabs(b));
+}
+
+/* Does e apply function f somewhere?  (seen: the nodes visited, a DAG) */
+struct seen { const struct expr *e[4096]; unsigned n; };
+
+static bool fun_in(const struct expr *e, enum efun f, struct seen *s)
+{
+	for (unsigned i = 0; i < s->n; i++)
+		if (s->e[i] == e)
+			return false;
+	if (s->n < 4096)
+		s->e[s->n++] = e;
+	if (e->op == EOP_FUN && e->u == (uint64_t)f)
+		return true;
+	for (unsigned i = 0; i < e->nargs; i++)
+		if (fun_in(e->args[i], f, s))
+			return true;
+	return false;
+}
+
+static bool has_fun(const struct expr *e, enum efun f)
+{
+	static struct seen s;
+	s.n = 0;
+	return fun_in(e, f, &s);
+}
+
+/* Every write of L applies f and none applies 2^x (what an idiom left
+ * unrecognised would: ex2.approx). */
+static bool all_rolled(const struct dx_launch *L, enum efun f)
+{
+	for (size_t k = 0; k < L->writes.len; k++)
+		if (!has_fun(L->writes.items[k].val, f) || has_fun(L->writes.items[k].val, EF_EXP2))
+			return false;
+	return L->writes.len > 0;
 }
 
 /* ---- merged branches ----------------------------------------------------------- */
@@ -350,6 +408,143 @@ static void test_refused(void)
 	tb_free(&t);
 }
 
+/* ---- kernels nvcc compiled (tests/fixtures/src/branches.cu) ---------------------------- */
+
+static const char *const files[] = { "branches.ptx", "branches_fast.ptx" };
+
+/* A launch of kernel k of the fixture over one block of nt threads: x
+ * (value 0) and y (value 2) of N floats each, an int buffer (value 4)
+ * when ints, then the scalars of args (a float alpha or an int). */
+static struct dx_launch *fix_run(struct tb *t, const char *ptx, const char *k, uint32_t nt, bool ints,
+                                 const float *alpha, uint32_t n)
+{
+	tb_init(t, ptx, k, 1, 1, nt, 1);
+	tb_ptr(t, "x", 4 * N);
+	tb_ptr(t, "y", 4 * N);
+	if (ints)
+		tb_ptr(t, "idx", 4 * N);
+	if (alpha)
+		tb_f32(t, "alpha", *alpha);
+	tb_u32(t, "n", n);
+	return tb_run(t);
+}
+
+static float input(unsigned i)
+{
+	static const float v[] = { -2.5f, -0.75f, 0.0f, 0.4f, 1.25f, 3.0f, -30.0f, 25.0f, -0.1f, 0.9f, -1.6f };
+	return v[i % (sizeof v / sizeof v[0])] + (float)(i / 11) * 0.125f;
+}
+
+static double erf_ref(double v) { return erf(v); }
+
+static void test_fixtures(unsigned f)
+{
+	const char *file = files[f];
+	char *ptx = fixture(file);
+	if (!ptx)
+		return;
+	float in[N];
+	for (unsigned i = 0; i < N; i++)
+		in[i] = input(i);
+	const float alpha = 1.5f;
+	struct tb t;
+	bool good;
+
+	/* if (v <= 0) v = alpha * (expf(v) - 1): the expf in the arm rolled up */
+	struct dx_launch *L = fix_run(&t, ptx, "elu", 32, false, &alpha, 32);
+	ok(!L->unsup && L->writes.len == 1 && all_rolled(L, EF_EXP), "%s elu: merged, exp rolled up", file);
+	good = true;
+	for (unsigned i = 0; i < 32; i++)
+		good &= close_to(final_in(L, 2, i, i, in), in[i] > 0 ? in[i] : alpha * (exp(in[i]) - 1));
+	ok(good, "%s elu: y = x > 0 ? x : alpha * (exp(x) - 1) at every thread", file);
+	tb_free(&t);
+
+	/* four copies, one arm each */
+	L = fix_run(&t, ptx, "elu4", 8, false, &alpha, 8);
+	ok(!L->unsup && L->writes.len == 4 && all_rolled(L, EF_EXP), "%s elu4: merged, four exps", file);
+	good = true;
+	for (unsigned i = 0; i < 32; i++)
+		good &= close_to(final_in(L, 2, i / 4, i, in), in[i] > 0 ? in[i] : alpha * (exp(in[i]) - 1));
+	ok(good, "%s elu4: every component", file);
+	tb_free(&t);
+
+	/* three ways, log1pf(expf(v)) in the last */
+	L = fix_run(&t, ptx, "softplus", 32, false, NULL, 32);
+	ok(!L->unsup && L->writes.len == 1 && all_rolled(L, EF_LOG1P), "%s softplus: merged, log1p rolled up", file);
+	good = true;
+	for (unsigned i = 0; i < 32; i++) {
+		double v = in[i];
+		good &= close_to(final_in(L, 2, i, i, in), v > 20 ? v : v < -20 ? exp(v) : log1p(exp(v)));
+	}
+	ok(good, "%s softplus: y = x > 20 ? x : x < -20 ? exp(x) : log1p(exp(x))", file);
+	tb_free(&t);
+
+	/* erff unrolled four times: the third copy is interleaved with its neighbours */
+	L = fix_run(&t, ptx, "gelu4", 8, false, NULL, 8);
+	ok(!L->unsup && L->writes.len == 4 && all_rolled(L, EF_ERF), "%s gelu4: all four erfs rolled up", file);
+	good = true;
+	for (unsigned i = 0; i < 32; i++) {
+		double v = in[i];
+		good &= close_to(final_in(L, 2, i / 4, i, in), 0.5 * v * (1 + erf_ref(v * (double)0.70710678f)));
+	}
+	ok(good, "%s gelu4: y = x/2 (1 + erf(x / sqrt 2)) for every component", file);
+	tb_free(&t);
+
+	/* erff in both arms; their internal joins are the branch's join */
+	L = fix_run(&t, ptx, "erf_arms", 32, false, NULL, 32);
+	ok(!L->unsup && L->writes.len == 1 && all_rolled(L, EF_ERF), "%s erf_arms: merged, both erfs rolled up", file);
+	good = true;
+	for (unsigned i = 0; i < 32; i++) {
+		double v = in[i];
+		good &= close_to(final_in(L, 2, i, i, in), v > 0 ? erf_ref(v) : v * erf_ref(2 * v));
+	}
+	ok(good, "%s erf_arms: y = x > 0 ? erf(x) : x erf(2x)", file);
+	tb_free(&t);
+
+	/* if (v > m) { m = v; idx[r] = j; } in an unrolled loop */
+	L = fix_run(&t, ptx, "argmax", 8, true, NULL, 8);
+	ok(!L->unsup, "%s argmax: a store in an arm inside a loop", file);
+	good = true;
+	for (unsigned r = 0; r < 8; r++) {
+		float m = in[8 * r];
+		int at = -1;
+		for (int j = 1; j < 8; j++)
+			if (in[8 * r + j] > m) {
+				m = in[8 * r + j];
+				at = j;
+			}
+		good &= final_in(L, 2, r, r, in) == m;
+		good &= final_in(L, 4, r, r, in) == (at < 0 ? OLD(r) : at);
+	}
+	ok(good, "%s argmax: the maximum, and idx written only where a later element is larger", file);
+	tb_free(&t);
+
+	/* online log-sum-exp: expf in the arm and after the join, unrolled;
+	 * (under fast math, __logf's multiply by ln 2 is fused into the add
+	 * of m: that log stays log2(s) * ln 2) */
+	L = fix_run(&t, ptx, "lse", 8, false, NULL, 8);
+	ok(!L->unsup && L->writes.len == 1 && all_rolled(L, EF_EXP) && (f == 1 || has_fun(L->writes.items[0].val, EF_LOG)),
+	   "%s lse: merged, exps and log rolled up", file);
+	good = true;
+	for (unsigned r = 0; r < 8; r++) {
+		double m = -1e30, sum = 0;
+		for (unsigned j = 0; j < 8; j++)
+			m = in[8 * r + j] > m ? in[8 * r + j] : m;
+		for (unsigned j = 0; j < 8; j++)
+			sum += exp(in[8 * r + j] - m);
+		good &= fabs(final_in(L, 2, r, r, in) - (m + log(sum))) < (f ? 1e-6 : 1e-9);
+	}
+	ok(good, "%s lse: y = log sum exp of the row", file);
+	tb_free(&t);
+
+	/* while (v > 1) v *= 0.5 */
+	L = fix_run(&t, ptx, "halve", 32, false, NULL, 32);
+	ok(L->unsup && !strcmp(L->uns.what, "loop exit depends on data") && strstr(L->uns.message, "(branches.cu:"),
+	   "%s halve: unsupported, named with its .cu line (%s)", file, L->unsup ? L->uns.message : "");
+	tb_free(&t);
+	free(ptx);
+}
+
 int main(void)
 {
 	diag_set_prog("test-exec-branch");
@@ -360,5 +555,7 @@ int main(void)
 	test_thread_in_arm();
 	test_bounds();
 	test_refused();
+	for (unsigned f = 0; f < 2; f++)
+		test_fixtures(f);
 	return done_testing();
 }
