@@ -423,11 +423,15 @@ static bool is_control(const char *op)
 	       !strcmp(op, "activemask");
 }
 
-/* Where control goes from program instruction p when nothing runs on the
- * way: through nops and unconditional branches. */
-static unsigned flows_to(const struct ptx_func *f, unsigned p)
+/* Does control go from program instruction p to q with nothing run on the
+ * way (through nops and unconditional branches)? */
+static bool flows_to(const struct ptx_func *f, unsigned p, unsigned q)
 {
-	for (unsigned hops = 0; p < f->ninstrs && hops < 64; hops++) {
+	for (unsigned hops = 0; hops < 64; hops++) {
+		if (p == q)
+			return true;
+		if (p >= f->ninstrs)
+			return false;
 		const struct ptx_instr *in = &f->instrs[p];
 		if (is_nop(in)) {
 			p++;
@@ -435,15 +439,15 @@ static unsigned flows_to(const struct ptx_func *f, unsigned p)
 		}
 		if (strcmp(in->opcode, "bra") || in->guard || !in->nops || in->ops[0].kind != PO_LABEL ||
 		    in->ops[0].imm < 0)
-			break;
+			return false;
 		p = (unsigned)in->ops[0].imm;
 	}
-	return p;
+	return false;
 }
 
 /* The template's branches map to program branches whose targets keep the
- * template's blocks apart; *ends: where the arm of each matched branch
- * ends (its target, or past the window for the template's last label). */
+ * template's blocks apart (a branch to the template's end goes where the
+ * window falls through to); nothing outside branches into the window. */
 static bool labels_ok(const struct match *M)
 {
 	const struct tmpl *T = M->T;
@@ -453,7 +457,7 @@ static bool labels_ok(const struct match *M)
 		if (l->p <= l->at)
 			return false;
 		if (l->t >= n) {
-			if (flows_to(M->f, M->hi + 1) != l->p)
+			if (!flows_to(M->f, M->hi + 1, l->p))
 				return false;
 			continue;
 		}
