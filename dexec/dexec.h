@@ -5,8 +5,9 @@
  * One launch is executed by a worklist of bundles (logical threads).  A
  * bundle stands for the threads whose (tid, ctaid) satisfy its domain, a
  * bool expression over TID/CTAID.  Registers hold expressions; a branch on
- * a thread-dependent predicate splits the bundle.  Global stores append
- * to the launch's write set; loads become LOAD leaves of the value read.
+ * a thread-dependent predicate splits the bundle, one on data runs both
+ * arms and merges them (merge.c).  Global stores append to the launch's
+ * write set; loads become LOAD leaves of the value read.
  *
  * Files: main.c (options, stream), run.c (obligation: modules, launches,
  * records), exec.c (bundles, branching, budgets, solver memo), instr.c
