@@ -811,22 +811,28 @@ unsigned dx_rollup(struct dx_launch *L, struct dx_func *df)
 	M.matched = xcalloc(n, sizeof *M.matched);
 	M.kill = xcalloc(n, sizeof *M.kill);
 	M.done = xcalloc(n, sizeof *M.done);
-	unsigned rolled = 0;
+	unsigned rolled = 0, before;
 	analyse(f, &u);
-	for (unsigned s = 0; s < n; s++) {
-		for (unsigned k = 0; k < NIDIOMS && !M.done[s]; k++) {
-			M.T = &T[k];
-			if (strcmp(T[k].t->instrs[0].opcode, f->instrs[s].opcode))
-				continue;
-			if (!try_at(&M, s))
-				continue;
-			rewrite(L, &M);
-			unbind_to(&M, 0);
-			memset(M.matched, 0, n * sizeof *M.matched);
-			analyse(f, &u);
-			rolled++;
+	/* again while something was rolled up: an idiom whose window holds
+	 * another one (nvcc sinks logf's last select past its neighbours)
+	 * matches once the other one's branches are gone */
+	do {
+		before = rolled;
+		for (unsigned s = 0; s < n; s++) {
+			for (unsigned k = 0; k < NIDIOMS && !M.done[s]; k++) {
+				M.T = &T[k];
+				if (strcmp(T[k].t->instrs[0].opcode, f->instrs[s].opcode))
+					continue;
+				if (!try_at(&M, s))
+					continue;
+				rewrite(L, &M);
+				unbind_to(&M, 0);
+				memset(M.matched, 0, n * sizeof *M.matched);
+				analyse(f, &u);
+				rolled++;
+			}
 		}
-	}
+	} while (rolled > before);
 	free(u.ndefs); free(u.nreads); free(u.cdef); free(u.rofs); free(u.rlist); free(u.nr); free(u.last);
 	free(M.tb); free(M.pb); free(M.trail); free(M.pos); free(M.lab);
 	free(M.matched); free(M.kill); free(M.done); free(M.cnt);

@@ -537,6 +537,25 @@ static void test_fixtures(unsigned f)
 	ok(good, "%s lse: y = log sum exp of the row", file);
 	tb_free(&t);
 
+	/* tanhf, logf, log1pf, expf side by side (logf's last select sunk past
+	 * the others), and four tanhf */
+	L = fix_run(&t, ptx, "mix4", 8, false, NULL, 8);
+	ok(!L->unsup && L->writes.len == 4, "%s mix4: supported", file);
+	good = L->writes.len == 4;
+	for (unsigned i = 0; i < 32 && good; i++) {
+		double v = in[i], want = i % 4 == 0 ? tanh(v) : i % 4 == 1 ? log(v) : i % 4 == 2 ? log1p(v) : exp(v);
+		double got = final_in(L, 2, i / 4, i, in);
+		/* log of x <= 0 and log1p of x <= -1 have no real value */
+		good &= (i % 4 == 1 && v <= 0) || (i % 4 == 2 && v <= -1) || close_to(got, want);
+	}
+	ok(good && has_fun(L->writes.items[0].val, EF_TANH) && has_fun(L->writes.items[1].val, EF_LOG) &&
+	   has_fun(L->writes.items[2].val, EF_LOG1P) && has_fun(L->writes.items[3].val, EF_EXP),
+	   "%s mix4: tanh, log, log1p, exp", file);
+	tb_free(&t);
+	L = fix_run(&t, ptx, "tanh4", 8, false, NULL, 8);
+	ok(!L->unsup && L->writes.len == 4 && all_rolled(L, EF_TANH), "%s tanh4: four tanhs", file);
+	tb_free(&t);
+
 	/* while (v > 1) v *= 0.5 */
 	L = fix_run(&t, ptx, "halve", 32, false, NULL, 32);
 	ok(L->unsup && !strcmp(L->uns.what, "loop exit depends on data") && strstr(L->uns.message, "(branches.cu:"),
