@@ -380,28 +380,19 @@ static const struct expr *guard_dom(struct dx_launch *L, struct dx_bundle *b, co
 	return dom;
 }
 
-int dx_load(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
-            const struct expr *guard)
+/* Reads the elements of load in at addr into v[] (NULL for '_'), as the
+ * destination registers take them; dom, when and data as guard_dom gives
+ * them.  0 or -1. */
+static int load_at(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+                   const struct expr *addr, const struct expr *dom, const struct expr *when, bool data,
+                   const struct expr **v)
 {
 	struct ectx *cx = L->cx;
 	enum ptx_space sp = ptx_instr_space(in);
-	if (sp == PS_PARAM)
-		return load_param(L, b, in);
-	if (space_check(L, in, sp) < 0)
-		return -1;
 	const struct ptx_operand *d = &in->ops[0];
 	unsigned n = ptx_instr_vec(in), esz = ptx_type_bits(in->type) / 8;
-	if (check_shape(L, in, d, n, esz) < 0)
-		return -1;
-	const struct expr *addr = address(L, b, in, &in->ops[1]);
 	struct target t;
-	bool data;
-	const struct expr *when, *dom = guard_dom(L, b, guard, &data, &when);
 	int r;
-	if (!addr)
-		return -1;
-	if (e_has_undef(addr) && (r = dx_undef_sink(L, in, b->dom, addr, "addresses memory with")) != 0)
-		return r < 0 ? -1 : 0;
 	if (sp == PS_SHARED || (sp == PS_GENERIC && dx_shared_addr(L, addr))) {
 		t.kind = T_SHARED;
 		t.dom = dom;
@@ -417,26 +408,112 @@ int dx_load(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in
 	}
 	for (unsigned i = 0; i < n; i++) {
 		const struct ptx_operand *de = elem(d, i);
+		v[i] = NULL;
 		if (de->kind == PO_SINK)
 			continue;
 		enum ptx_type rt = reg_type(L, de);
 		enum etype et = et_for(in->type, rt);
 		if (et == ET_NONE)
 			return dx_unsupported(L, in, "load type", "a load of .%s", ptx_type_name(in->type));
-		const struct expr *v;
 		if (r == 1) {
-			v = e_undef(cx, etype_sort(et));
+			v[i] = e_undef(cx, etype_sort(et));
 		} else {
 			const struct expr *o = e_op2(cx, EOP_ADD, t.off, e_bv(cx, (uint64_t)i * esz, 64));
-			if (!(v = read_value(L, b, in, &t, o, et)))
+			if (!(v[i] = read_value(L, b, in, &t, o, et)))
 				return -1;
 		}
 		sort_t rs = dx_sort_of(rt);
-		if (SORT_KIND(v->sort) == SK_BV && SORT_KIND(rs) == SK_BV)
-			v = e_resize(cx, v, SORT_WIDTH(rs), et == ET_S8 || et == ET_S16 || et == ET_S32);
-		if (dx_set(L, b, in, de, v) < 0)
-			return -1;
+		if (SORT_KIND(v[i]->sort) == SK_BV && SORT_KIND(rs) == SK_BV)
+			v[i] = e_resize(cx, v[i], SORT_WIDTH(rs), et == ET_S8 || et == ET_S16 || et == ET_S32);
 	}
+	return 0;
+}
+
+/* ---- addresses chosen by data ---------------------------------------------- */
+
+/* nvcc turns 'm = fmaxf(s[i], s[i + k])' into a select between the two
+ * addresses on a comparison of the values: an address that depends on
+ * data only through ite nodes is a choice between addresses that do not. */
+#define MAX_CHOICES 3                /* conditions a load may choose by */
+
+/* The condition of the first ite over data in address e, NULL if none. */
+static const struct expr *addr_choice(const struct expr *e)
+{
+	if (!e_has_data(e) || e->op == EOP_LOAD || e->op == EOP_ELEM || e->op == EOP_INPUT)
+		return NULL;
+	if (e->op == EOP_ITE && e_has_data(e->args[0]))
+		return e->args[0];
+	for (unsigned i = 0; i < e->nargs; i++) {
+		const struct expr *c = addr_choice(e->args[i]);
+		if (c)
+			return c;
+	}
+	return NULL;
+}
+
+/* e with every ite over c replaced by its then (side) or else arm. */
+static const struct expr *choose(struct ectx *cx, const struct expr *e, const struct expr *c, bool side)
+{
+	if (!e_has_data(e) || !e->nargs || e->op == EOP_LOAD)
+		return e;
+	if (e->op == EOP_ITE && e->args[0] == c)
+		return choose(cx, e->args[side ? 1 : 2], c, side);
+	const struct expr *a[E_MAX_ARGS];
+	bool same = true;
+	for (unsigned i = 0; i < e->nargs; i++) {
+		a[i] = choose(cx, e->args[i], c, side);
+		same &= a[i] == e->args[i];
+	}
+	return same ? e : e_op(cx, (enum eop)e->op, e->sort, e->u, e->nargs, a);
+}
+
+/* load_at, where addr may choose by data: each choice read under its
+ * condition (bounds included), the values merged by ite. */
+static int load_chosen(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+                       const struct expr *addr, const struct expr *dom, const struct expr *when, bool data,
+                       const struct expr **v, unsigned depth)
+{
+	struct ectx *cx = L->cx;
+	const struct expr *c = depth < MAX_CHOICES ? addr_choice(addr) : NULL;
+	if (!c)
+		return load_at(L, b, in, addr, dom, when, data, v);
+	const struct expr *vt[8], *vf[8];
+	if (load_chosen(L, b, in, choose(cx, addr, c, true), dom, e_and(cx, when, c), true, vt, depth + 1) < 0 ||
+	    load_chosen(L, b, in, choose(cx, addr, c, false), dom, e_and(cx, when, e_not(cx, c)), true, vf,
+	                depth + 1) < 0)
+		return -1;
+	for (unsigned i = 0; i < ptx_instr_vec(in); i++)
+		v[i] = vt[i] && vf[i] ? e_ite(cx, c, vt[i], vf[i]) : NULL;
+	return 0;
+}
+
+int dx_load(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+            const struct expr *guard)
+{
+	enum ptx_space sp = ptx_instr_space(in);
+	if (sp == PS_PARAM)
+		return load_param(L, b, in);
+	if (space_check(L, in, sp) < 0)
+		return -1;
+	const struct ptx_operand *d = &in->ops[0];
+	unsigned n = ptx_instr_vec(in), esz = ptx_type_bits(in->type) / 8;
+	if (check_shape(L, in, d, n, esz) < 0)
+		return -1;
+	if (n > 8)
+		return dx_unsupported(L, in, "operands", "a load of more than 8 elements");
+	const struct expr *addr = address(L, b, in, &in->ops[1]);
+	bool data;
+	const struct expr *when, *dom = guard_dom(L, b, guard, &data, &when), *v[8];
+	int r;
+	if (!addr)
+		return -1;
+	if (e_has_undef(addr) && (r = dx_undef_sink(L, in, b->dom, addr, "addresses memory with")) != 0)
+		return r < 0 ? -1 : 0;
+	if (load_chosen(L, b, in, addr, dom, when, data, v, 0) < 0)
+		return -1;
+	for (unsigned i = 0; i < n; i++)
+		if (v[i] && dx_set(L, b, in, elem(d, i), v[i]) < 0)
+			return -1;
 	return 0;
 }
 

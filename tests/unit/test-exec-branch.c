@@ -329,6 +329,89 @@ static void test_bounds(void)
 	tb_free(&t);
 }
 
+/* ---- addresses chosen by data ----------------------------------------------------------- */
+
+/* m = fmaxf(p[i], p[i+32]) as nvcc writes it for a reduction step: a
+ * select between the two addresses on a comparison of their values. */
+static void test_chosen_address(void)
+{
+	static const char ptx[] = HEAD KERNEL
+		"ld.global.f32 %f1, [%rd4];\n"
+		"ld.global.f32 %f2, [%rd4+128];\n"
+		"setp.gt.f32 %p1, %f1, %f2;\n"
+		"selp.b64 %rd6, 0, 128, %p1;\n"
+		"add.s64 %rd7, %rd4, %rd6;\n"
+		"ld.global.f32 %f3, [%rd7];\n"
+		"st.global.f32 [%rd5], %f3;\n"
+		"ret;\n}\n";
+	struct tb t;
+	struct dx_launch *L = snippet(&t, ptx, 32);
+	ok(!L->unsup && L->findings.len == 0 && L->writes.len == 1, "chosen address: a load from either address");
+	float in[N];
+	for (unsigned i = 0; i < N; i++)
+		in[i] = (float)((i * 29) % 17) - 8;
+	bool good = true;
+	for (unsigned i = 0; i < 32; i++)
+		good &= final_at(L, i, i, in) == (in[i] > in[i + 32] ? in[i] : in[i + 32]);
+	ok(good, "chosen address: q[i] = max(p[i], p[i + 32]) at every thread");
+	tb_free(&t);
+
+	/* the other address past the end of p: a finding under the condition */
+	static const char oob[] = HEAD KERNEL
+		"ld.global.f32 %f1, [%rd4];\n"
+		"setp.gt.f32 %p1, %f1, 0f00000000;\n"
+		"selp.b64 %rd6, 0, 256, %p1;\n"
+		"add.s64 %rd7, %rd4, %rd6;\n"
+		"ld.global.f32 %f3, [%rd7];\n"
+		"st.global.f32 [%rd5], %f3;\n"
+		"ret;\n}\n";
+	L = snippet(&t, oob, 32);
+	ok(L->findings.len == 1 && !strcmp(L->findings.items[0].cls, "oob-global") &&
+	   strstr(L->findings.items[0].message, "when a condition on data holds"),
+	   "chosen address: the choice past the end is a finding");
+	tb_free(&t);
+
+	/* in shared memory, a step of a max tree: s[i] = max(s[i], s[i + 16]) */
+	static const char tree[] = HEAD
+		".visible .entry k(.param .u64 p, .param .u64 q)\n{\n"
+		".reg .pred %p<4>;\n.reg .b32 %r<16>;\n.reg .f32 %f<8>;\n.reg .b64 %rd<8>;\n"
+		".shared .align 4 .b8 s[128];\n"
+		"ld.param.u64 %rd1, [p];\nld.param.u64 %rd2, [q];\n"
+		"mov.u32 %r1, %tid.x;\nmul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd1, %rd3;\n"
+		"ld.global.f32 %f1, [%rd4];\n"
+		"shl.b32 %r2, %r1, 2;\nmov.u32 %r3, s;\nadd.s32 %r4, %r3, %r2;\n"
+		"st.shared.f32 [%r4], %f1;\n"
+		"bar.sync 0;\n"
+		"setp.gt.u32 %p1, %r1, 15;\n"
+		"@%p1 bra DONE;\n"
+		"ld.shared.f32 %f2, [%r4];\n"
+		"ld.shared.f32 %f3, [%r4+64];\n"
+		"setp.gt.f32 %p2, %f2, %f3;\n"
+		"selp.b32 %r5, 0, 64, %p2;\n"
+		"add.s32 %r6, %r4, %r5;\n"
+		"ld.shared.f32 %f4, [%r6];\n"
+		"add.s64 %rd5, %rd2, %rd3;\n"
+		"st.global.f32 [%rd5], %f4;\n"
+		"DONE:\nret;\n}\n";
+	L = snippet(&t, tree, 32);
+	ok(!L->unsup && L->findings.len == 0 && L->writes.len == 1, "chosen shared address: a max tree step (%s)",
+	   L->unsup ? L->uns.message : "no finding");
+	tb_free(&t);
+
+	/* an index read from memory is no choice: still unsupported */
+	static const char gather[] = HEAD KERNEL
+		"ld.global.u32 %r2, [%rd4];\n"
+		"mul.wide.u32 %rd6, %r2, 4;\n"
+		"add.s64 %rd7, %rd1, %rd6;\n"
+		"ld.global.f32 %f3, [%rd7];\n"
+		"st.global.f32 [%rd5], %f3;\n"
+		"ret;\n}\n";
+	L = snippet(&t, gather, 32);
+	ok(L->unsup && !strcmp(L->uns.what, "data-dependent address"), "gather: unsupported (%s)",
+	   L->unsup ? L->uns.what : "supported");
+	tb_free(&t);
+}
+
 /* ---- what stays unsupported ----------------------------------------------------------- */
 
 static void test_refused(void)
@@ -573,6 +656,7 @@ int main(void)
 	test_loop_max();
 	test_thread_in_arm();
 	test_bounds();
+	test_chosen_address();
 	test_refused();
 	for (unsigned f = 0; f < 2; f++)
 		test_fixtures(f);
