@@ -11,6 +11,8 @@
  *              thread whose dom and addr hit it, in any order.
  * finding      a violation of the CUDA model found while executing a launch
  * unsupported  a launch dexec could not execute (with the reason)
+ * timeout      a launch dexec did not finish within its budget (what it
+ *              was doing when the time ran out; not a verdict)
  */
 #ifndef DIRIGO_FORMATS_SYMBOLIC_H
 #define DIRIGO_FORMATS_SYMBOLIC_H
@@ -121,13 +123,23 @@ struct sym_unsupported {             /* "unsupported" */
 	const char *message;
 };
 
+struct sym_timeout {                 /* "timeout" */
+	uint32_t prog, launch;
+	const char *kernel;
+	uint32_t line;               /* PTX line it was at, 0 if none */
+	const char *doing;           /* short: "executing", "race check", "not started" */
+	const char *message;         /* for people: kernel, PTX line, .cu line, what */
+};
+
 void sym_write_writes(struct stream_out *w, const struct sym_writes *r);
 void sym_write_finding(struct stream_out *w, const struct sym_finding *r);
 void sym_write_unsupported(struct stream_out *w, const struct sym_unsupported *r);
+void sym_write_timeout(struct stream_out *w, const struct sym_timeout *r);
 
 /* Expressions are rebuilt in cx. */
 bool sym_read_writes(const struct record *rec, struct ectx *cx, struct arena *a, struct sym_writes *r);
 bool sym_read_finding(const struct record *rec, struct arena *a, struct sym_finding *r);
 bool sym_read_unsupported(const struct record *rec, struct arena *a, struct sym_unsupported *r);
+bool sym_read_timeout(const struct record *rec, struct arena *a, struct sym_timeout *r);
 
 #endif
