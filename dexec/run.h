@@ -25,6 +25,8 @@ struct dx_run {
 	struct smt *smt;
 	const char *file;        /* the last input named, for messages */
 	int status;              /* the worst outcome so far */
+	uint32_t timeouts;       /* launches the deadline stopped */
+	uint32_t not_started;    /* launches after the deadline */
 };
 
 void dx_run_init(struct dx_run *r, const struct dx_opts *opts);
