@@ -8,9 +8,11 @@
  * context of the location's own, so that what follows depends on the
  * location alone, not on what this worker resolved before: results are
  * the same whatever the number of workers and whichever worker checks
- * the location.  For the same reason an answer of the solver that
- * carries a model (a witness, or a refuted one) is computed again in a
- * fresh solver; "equal" needs no model and is taken from the worker's.
+ * the location.  For the same reason the equivalence query runs in a
+ * solver (a Z3 context) made for the location.
+ * Solver limits are resource limits (--smt-rlimit), the same on any
+ * machine; the wall clock (the budget) only ever makes a location
+ * "timeout", never another result.
  */
 #include "axioms.h"
 #include "dcheck.h"
@@ -35,6 +37,10 @@ static const char *problem(const struct checker *c, int prog, const struct resol
 	if (in->flags & RI_UNSUPPORTED) {
 		*res = LR_UNSUPPORTED;
 		return arena_printf(a, "%s: %s", pname, in->reason);
+	}
+	if (in->flags & RI_TIMEOUT) {
+		*res = LR_TIMEOUT;
+		return arena_printf(a, "%s: timeout: %s", pname, in->doing);
 	}
 	if (in->flags & RI_RACE) {
 		*res = LR_UNKNOWN;
@@ -113,7 +119,7 @@ void check_location(struct checker *c, uint32_t output, uint64_t index, struct a
 		if (info[p].flags & RI_UNSUPPORTED)
 			loc->detail = problem(c, p, &info[p], a, &loc->result);
 	for (int p = 0; p < 2 && !loc->detail; p++)
-		if (info[p].flags & RI_UNINIT)
+		if ((info[p].flags & RI_UNINIT) && !(info[p].flags & RI_TIMEOUT))
 			loc->detail = problem(c, p, &info[p], a, &loc->result);
 	for (int p = 0; p < 2 && !loc->detail; p++)
 		loc->detail = problem(c, p, &info[p], a, &loc->result);
@@ -148,13 +154,12 @@ void check_location(struct checker *c, uint32_t output, uint64_t index, struct a
 	struct smt_witness sw;
 	memset(&sw, 0, sizeof sw);
 	loc->how = LH_SMT;
-	enum smt_equiv_result er = smt_equiv(c->eq, e[1], e[0], &eo, a, &sw);
-	if (er == EQ_DIFFER || er == EQ_WITHIN_TOL || er == EQ_UNCONFIRMED) {
-		struct smt *fresh = smt_new(c->o->smt_timeout_ms, c->o->smt_rlimit);
-		memset(&sw, 0, sizeof sw);
-		er = smt_equiv(fresh, e[1], e[0], &eo, a, &sw);
-		smt_free(fresh);
-	}
+	/* a solver of the location's own: what a resource limit decides
+	 * must not depend on the queries this worker made before */
+	struct smt *fresh = smt_new(c->o->smt_timeout_ms, c->o->smt_rlimit);
+	smt_set_deadline(fresh, c->deadline);
+	enum smt_equiv_result er = smt_equiv(fresh, e[1], e[0], &eo, a, &sw);
+	smt_free(fresh);
 	switch (er) {
 	case EQ_EQUAL:
 		loc->result = LR_EQUAL;
@@ -182,7 +187,11 @@ void check_location(struct checker *c, uint32_t output, uint64_t index, struct a
 		loc->detail = "the solver found a difference it could not confirm";
 		break;
 	case EQ_UNKNOWN:
-		loc->detail = "the solver gave up (time or resource limit)";
+		loc->detail = "the solver gave up (resource limit, --smt-rlimit)";
+		break;
+	case EQ_TIMEOUT:
+		loc->result = LR_TIMEOUT;
+		loc->detail = "time ran out in the solver comparing the two programs";
 		break;
 	}
 witness:
