@@ -139,6 +139,7 @@ static void run_launch(struct dx_run *r, struct stream_out *w, uint32_t i)
 	if (!r->smt) {
 		r->smt = smt_new(r->opts.smt_timeout_ms, r->opts.smt_rlimit);
 		smt_set_deadline(r->smt, r->opts.deadline);
+		smt_set_stats(r->smt, diag_verbose());
 	}
 	double t0 = now_ms();
 	struct dx_launch L;
@@ -191,5 +192,13 @@ int dx_run_finish(struct dx_run *r, struct stream_out *w)
 	if (r->not_started)
 		warn("timeout: %u launch%s not started: the budget of %g s was spent", r->not_started,
 		     r->not_started == 1 ? "" : "es", r->opts.budget);
+	if (r->smt) {
+		const struct smt_stats *ss = smt_get_stats(r->smt);
+		note("solver: %llu queries, %llu undecided within the resource limit, %llu stopped by the "
+		     "clock, at most %llu resource units per query (--smt-rlimit %llu)",
+		     (unsigned long long)ss->checks, (unsigned long long)ss->unknown,
+		     (unsigned long long)ss->timeouts, (unsigned long long)ss->rlimit_max,
+		     (unsigned long long)r->opts.smt_rlimit);
+	}
 	return r->status;
 }

@@ -188,6 +188,20 @@ static void watchdog_start(void)
 	pthread_attr_destroy(&at);
 }
 
+/* The resource units the solver has used so far (Z3 counts them per
+ * context, across checks). */
+static uint64_t rlimit_count(struct smt *s, Z3_solver so)
+{
+	uint64_t n = 0;
+	Z3_stats st = Z3_solver_get_statistics(s->z, so);
+	Z3_stats_inc_ref(s->z, st);
+	for (unsigned i = 0; i < Z3_stats_size(s->z, st); i++)
+		if (Z3_stats_is_uint(s->z, st, i) && !strcmp(Z3_stats_get_key(s->z, st, i), "rlimit count"))
+			n = Z3_stats_get_uint_value(s->z, st, i);
+	Z3_stats_dec_ref(s->z, st);
+	return n;
+}
+
 /* Z3_solver_check under the limits; s->timed_out says whether an
  * undecided answer was the wall clock's doing. */
 static Z3_lbool check(struct smt *s, Z3_solver so)
@@ -215,6 +229,7 @@ static Z3_lbool check(struct smt *s, Z3_solver so)
 		pthread_cond_signal(&wd.cv);
 		pthread_mutex_unlock(&wd.mu);
 	}
+	uint64_t before = s->stats_rlimit ? rlimit_count(s, so) : 0;
 	Z3_lbool r = Z3_solver_check(s->z, so);
 	if (watched) {
 		pthread_mutex_lock(&wd.mu);
@@ -234,15 +249,9 @@ static Z3_lbool check(struct smt *s, Z3_solver so)
 		}
 	}
 	if (s->stats_rlimit) {
-		Z3_stats st = Z3_solver_get_statistics(s->z, so);
-		Z3_stats_inc_ref(s->z, st);
-		for (unsigned i = 0; i < Z3_stats_size(s->z, st); i++)
-			if (Z3_stats_is_uint(s->z, st, i) && !strcmp(Z3_stats_get_key(s->z, st, i), "rlimit count")) {
-				uint64_t used = Z3_stats_get_uint_value(s->z, st, i);
-				if (used > s->stats.rlimit_max)
-					s->stats.rlimit_max = used;
-			}
-		Z3_stats_dec_ref(s->z, st);
+		uint64_t used = rlimit_count(s, so) - before;
+		if (used > s->stats.rlimit_max)
+			s->stats.rlimit_max = used;
 	}
 	return r;
 }
