@@ -44,8 +44,10 @@ struct dx_opts {
 #define DX_DEFAULT_BUNDLES  65536u
 #define DX_DEFAULT_BUDGET   60.0          /* seconds */
 /* Z3 resource units per query: thread queries are small bitvector
- * problems; one that needs more is "unknown" on every machine alike. */
-#define DX_DEFAULT_RLIMIT   20000000ull
+ * problems (at most 30000 units on real matmul and softmax kernels
+ * with every query sent to the solver), about 1 to 4 seconds; one that
+ * needs more is "unknown" on every machine alike. */
+#define DX_DEFAULT_RLIMIT   2000000ull
 
 /* Variable ids for the addresses of module variables (__constant__,
  * __device__, .shared): DX_SYMVAR(i) is the address of module->vars[i],

@@ -26,7 +26,7 @@ struct dreplay_opts {
 };
 
 #define DREPLAY_DEFAULT_BUDGET 60.0     /* seconds */
-#define DREPLAY_RLIMIT 20000000ull        /* Z3 resource units per resolver query */
+#define DREPLAY_RLIMIT 2000000ull         /* Z3 resource units per resolver query */
 
 int dreplay_run(const struct dreplay_opts *o, const char *const *files, int nfiles);
 
