@@ -76,6 +76,7 @@ struct resolver {
 	uint64_t call_elems, call_shared;
 	struct rop *rop;                   /* torch ops (resolve-op.c), made on first use */
 	struct shmemo_ent *sh;             /* shared loads resolved */
+	struct shinv *shinv;               /* non-affine shared writes by address (made on first use) */
 	size_t shcap, shlen;
 	struct deadline_check dl;
 };
@@ -140,6 +141,7 @@ void resolver_free(struct resolver *r)
 	free(r->wc);
 	free(r->memo);
 	free(r->sh);
+	shinv_free(r->shinv);
 	rop_free(r->rop);
 	free(r);
 }
@@ -385,7 +387,7 @@ const struct expr *rs_shared_plain(struct resolver *r, const struct expr *e, con
 	struct resolve_info loc;
 	memset(&loc, 0, sizeof loc);
 	const struct expr *x;
-	int k = shared_writer(r->st, r->cx, r->smt, r->lim.max_enum, e, tid, ctaid, &w, wtid,
+	int k = shared_writer(r->st, r->cx, r->smt, r->lim.max_enum, rs_shinv(r), e, tid, ctaid, &w, wtid,
 	                      &launch, &off, &loc);
 	if (k < 0)
 		x = NULL;
@@ -485,6 +487,13 @@ struct ectx *rs_cx(const struct resolver *r)
 const struct sym_state *rs_state(const struct resolver *r)
 {
 	return r->st;
+}
+
+struct shinv *rs_shinv(struct resolver *r)
+{
+	if (!r->shinv)
+		r->shinv = shinv_new();
+	return r->shinv;
 }
 
 static const struct expr *uninit(struct resolver *r, uint32_t v, uint64_t off, enum etype et,

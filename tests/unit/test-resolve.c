@@ -4,9 +4,11 @@
  * memset, a two-launch chain, copies, uninitialised reads, races, element
  * size mismatches, a non-affine address (solver path), the speed of the
  * first location of a 16M-element elementwise pair, shared-memory
- * reduction trees (linear, memoised per block) and the deadline.
+ * reduction trees (linear, memoised per block), shared tiles at non-affine
+ * addresses (inverted by tables) and the deadline.
  */
 #include "resolve.h"
+#include "resolve-impl.h"
 #include "deadline.h"
 #include "diag.h"
 #include "tap.h"
@@ -479,10 +481,120 @@ static void test_shared_tree(void)
 	fix_release(&f);
 }
 
+/* A shared tile written at addresses that are not affine in the thread
+ * coordinates (a transposition, (t % 8) * 8 + t / 8, and a pair swap,
+ * t ^ 1) and read back at tid: inverted by a table of the block's threads
+ * by address, without a solver; two threads of one epoch on one address
+ * (t & ~1) is still said to be a race. */
+static void test_shared_table(void)
+{
+	enum { N = 64 };
+	struct fix f;
+	fix_init(&f);
+	struct ectx *cx = f.cx;
+	uint32_t in = input(&f, 4 * N * 2, NULL);
+	uint32_t x = value(&f, 0, 4 * N * 2, VD_INPUT, NO_VALUE);
+	V(&f, x)->input = in;
+	uint32_t fresh = value(&f, 0, 4 * N * 2, VD_UNINIT, NO_VALUE);
+	uint32_t l = launch(&f, 0, 2, N, "transpose_tile");
+	uint32_t y = launch_value(&f, 0, 4 * N * 2, l, fresh);
+	const struct expr *t = e_tid(cx, 0), *T = e_bool(cx, true);
+	const struct expr *tr = e_op2(cx, EOP_ADD,
+	                              e_op2(cx, EOP_MUL, e_op2(cx, EOP_UREM, t, e_bv(cx, 8, 32)), e_bv(cx, 8, 32)),
+	                              e_op2(cx, EOP_UDIV, t, e_bv(cx, 8, 32)));
+	const struct expr *sw = e_op2(cx, EOP_XOR, t, e_bv(cx, 1, 32));
+	const struct expr *pair = e_op2(cx, EOP_AND, t, e_bv(cx, ~1u, 32));
+	const struct expr *xi = e_load(cx, x, ET_F32, addr4(cx, gidx(cx, N)));
+	struct sym_shwrite sh[] = {
+		{ T, addr4(cx, tr), xi, ET_F32, 0, 0, 0, 1, 0, SA_NONE, NULL },
+		{ T, addr4(cx, sw), shload(cx, l, addr4(cx, t), 1), ET_F32, 1, 1, 0, 1, 0, SA_NONE, NULL },
+		{ T, e_op2(cx, EOP_ADD, addr4(cx, pair), e_bv(cx, 4 * N, 64)), xi, ET_F32, 2, 2, 0, 1, 0, SA_NONE, NULL },
+	};
+	write(&f, y, T, addr4(cx, gidx(cx, N)), shload(cx, l, addr4(cx, t), 3), ET_F32, 3);
+	end_launch(&f, l);
+	f.st.writes.items[f.st.writes.len - 1].shared = sh;
+	f.st.writes.items[f.st.writes.len - 1].nshared = 3;
+	f.st.writes.items[f.st.writes.len - 1].shared_bytes = 8 * N;
+	ok(sym_state_finish(&f.st, "test", true), "shared tile: obligation is consistent");
+	struct resolver *r = resolver_new(&f.st, NULL);
+	struct resolve_info info;
+	/* out[b][t] = tile[t] after the swap = tile0[t ^ 1] = x[b][tr^-1(t ^ 1)] */
+	bool all = true;
+	for (uint32_t b = 0; b < 2 && all; b++)
+		for (uint32_t i = 0; i < N && all; i++) {
+			uint32_t s = i ^ 1, src = (s % 8) * 8 + s / 8;   /* the transposition is an involution */
+			const struct expr *e = resolve_elem(r, y, 4 * (N * b + i), ET_F32, &info);
+			if (e != e_input(cx, in, 4 * (N * b + src), ET_F32) || info.flags) {
+				printf("# out[%u][%u]: %s\n", b, i, e ? "wrong value" : info.reason);
+				all = false;
+			}
+		}
+	ok(all, "shared tile: a transposed, pair-swapped tile resolves without a solver in both blocks");
+	resolver_free(r);
+
+	/* reads of the racing pairs' tile (at constant offsets, as the
+	 * resolver asks them) */
+	r = resolver_new(&f.st, NULL);
+	const struct expr *ld = shload(cx, l, e_bv(cx, 4 * N + 24, 64), 3);
+	uint32_t tid[3] = { 6, 0, 0 }, ctaid[3] = { 1, 0, 0 };
+	memset(&info, 0, sizeof info);
+	ok(!rs_shared_plain(r, ld, tid, ctaid, 0, &info) && (info.flags & RI_UNSUPPORTED) &&
+	   strstr(info.reason, "two threads of block (1,0,0)"),
+	   "shared tile: two threads writing one address in one epoch: %s", info.reason);
+	memset(&info, 0, sizeof info);
+	tid[0] = 7;
+	ld = shload(cx, l, e_bv(cx, 4 * N + 26, 64), 3);
+	ok(!rs_shared_plain(r, ld, tid, ctaid, 0, &info) && (info.flags & RI_UNSUPPORTED) &&
+	   strstr(info.reason, "read as 4 bytes"), "shared tile: a read across two writes: %s", info.reason);
+	resolver_free(r);
+	fix_release(&f);
+}
+
+/* More blocks than the tables kept (SHINV_MAX, 1024): the tables are
+ * dropped and made again, and every block still resolves right. */
+static void test_shared_table_many(void)
+{
+	enum { N = 4, B = 1100 };
+	struct fix f;
+	fix_init(&f);
+	struct ectx *cx = f.cx;
+	uint32_t in = input(&f, 4 * N * B, NULL);
+	uint32_t x = value(&f, 0, 4 * N * B, VD_INPUT, NO_VALUE);
+	V(&f, x)->input = in;
+	uint32_t fresh = value(&f, 0, 4 * N * B, VD_UNINIT, NO_VALUE);
+	uint32_t l = launch(&f, 0, B, N, "swap_tile");
+	uint32_t y = launch_value(&f, 0, 4 * N * B, l, fresh);
+	const struct expr *t = e_tid(cx, 0), *T = e_bool(cx, true);
+	struct sym_shwrite sh[] = {
+		{ T, addr4(cx, e_op2(cx, EOP_XOR, t, e_bv(cx, 1, 32))), e_load(cx, x, ET_F32, addr4(cx, gidx(cx, N))),
+		  ET_F32, 0, 0, 0, 1, 0, SA_NONE, NULL },
+	};
+	write(&f, y, T, addr4(cx, gidx(cx, N)), shload(cx, l, addr4(cx, t), 1), ET_F32, 1);
+	end_launch(&f, l);
+	f.st.writes.items[f.st.writes.len - 1].shared = sh;
+	f.st.writes.items[f.st.writes.len - 1].nshared = 1;
+	f.st.writes.items[f.st.writes.len - 1].shared_bytes = 4 * N;
+	ok(sym_state_finish(&f.st, "test", true), "many blocks: obligation is consistent");
+	struct resolver *r = resolver_new(&f.st, NULL);
+	struct resolve_info info;
+	bool all = true;
+	for (uint32_t pass = 0; pass < 2; pass++)
+		for (uint32_t b = 0; b < B && all; b++) {
+			uint32_t i = (b + pass) % N;
+			const struct expr *e = resolve_elem(r, y, 4 * (N * b + i), ET_F32, &info);
+			all = e == e_input(cx, in, 4 * (N * b + (i ^ 1)), ET_F32) && !info.flags;
+		}
+	ok(all, "many blocks: %d blocks' pair-swapped tiles resolve, tables dropped and made again", B);
+	resolver_free(r);
+	fix_release(&f);
+}
+
 int main(void)
 {
 	diag_set_prog("test-resolve");
 	test_shared_tree();
+	test_shared_table();
+	test_shared_table_many();
 	test_elementwise();
 	test_uninit_race_sizes();
 	test_inputs_copies();
