@@ -45,8 +45,9 @@ static const char *problem(const struct checker *c, int prog, const struct resol
 	if (in->flags & RI_RACE) {
 		*res = LR_UNKNOWN;
 		return arena_printf(a, "%s: race in launch %u (%s): threads (%u,%u,%u) of block (%u,%u,%u) "
-		                    "and (%u,%u,%u) of block (%u,%u,%u) write different values to value %u "
-		                    "byte %llu", pname, in->race_launch,
+		                    "and (%u,%u,%u) of block (%u,%u,%u) write value %u byte %llu in an order "
+		                    "nothing fixes (different values, or a plain store beside atomics)",
+		                    pname, in->race_launch,
 		                    ob->launches.items[in->race_launch].kernel,
 		                    in->race_tid[0][0], in->race_tid[0][1], in->race_tid[0][2],
 		                    in->race_ctaid[0][0], in->race_ctaid[0][1], in->race_ctaid[0][2],
@@ -54,7 +55,7 @@ static const char *problem(const struct checker *c, int prog, const struct resol
 		                    in->race_ctaid[1][0], in->race_ctaid[1][1], in->race_ctaid[1][2],
 		                    in->race_value, (unsigned long long)in->race_off);
 	}
-	if (in->flags & RI_TOO_BIG) {
+	if (in->flags & (RI_TOO_BIG | RI_RANDOM)) {
 		*res = LR_UNKNOWN;
 		return arena_printf(a, "%s: %s", pname, in->reason);
 	}
@@ -114,9 +115,11 @@ void check_location(struct checker *c, uint32_t output, uint64_t index, struct a
 	struct ax_norm *nz = NULL;
 	for (int p = 0; p < 2; p++)
 		e[p] = resolve_elem(c->r, out->value[p], out->off[p] + off, et, &info[p]);
-	/* the worst problem of either program decides */
+	/* the worst problem of either program decides; a random op's result
+	 * may be what steers a read to never-written memory, so it comes
+	 * before uninit */
 	for (int p = 0; p < 2 && !loc->detail; p++)
-		if (info[p].flags & RI_UNSUPPORTED)
+		if (info[p].flags & (RI_UNSUPPORTED | RI_RANDOM))
 			loc->detail = problem(c, p, &info[p], a, &loc->result);
 	for (int p = 0; p < 2 && !loc->detail; p++)
 		if ((info[p].flags & RI_UNINIT) && !(info[p].flags & RI_TIMEOUT))

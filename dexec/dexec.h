@@ -59,12 +59,15 @@ struct dx_opts {
 #define DX_FNVAR            0x80000000u   /* index bit: fn->vars, not module->vars */
 
 /* A store a bundle made, for store-to-load forwarding: an immutable list
- * (newest first) shared by the bundles split from one another. */
+ * (newest first) shared by the bundles split from one another.  An
+ * atomic the bundle made is an entry with val NULL: an older plain store
+ * it may overlap is not forwarded past it (what the location holds after
+ * the atomic depends on the other threads). */
 struct dx_store {
 	const struct dx_store *next;
 	uint32_t vin;                /* the value the store's buffer held */
 	const struct expr *off;      /* bv64 byte offset */
-	const struct expr *val;      /* what was stored (after any merge) */
+	const struct expr *val;      /* what was stored (after any merge); NULL: an atomic */
 	const struct expr *guard;    /* thread condition of the store, or NULL */
 	unsigned size;               /* bytes */
 };
@@ -82,6 +85,20 @@ struct dx_bundle {
 };
 
 struct dx_memo;                      /* solver answers by condition */
+
+/* One global store or atomic of a bundle (race.c checks the pairs of a
+ * plain store and an atomic on one location that nothing orders). */
+struct dx_gacc {
+	uint32_t vout;               /* the value written */
+	uint32_t vin;                /* the value before the launch (for messages) */
+	const struct expr *dom;      /* threads (thread-only part) */
+	const struct expr *off;      /* bv64 byte offset */
+	unsigned size;
+	uint32_t epoch;              /* block barriers passed */
+	bool atomic;
+	bool sure;                   /* no data-dependent guard: it happens */
+	const struct ptx_instr *in;
+};
 struct dx_func;                      /* the function a launch executes (prepare.c) */
 
 /* Decoded opcodes, one per instruction of the kernel. */
@@ -142,6 +159,8 @@ struct dx_launch {
 	/* atomics (atomic.c) */
 	const unsigned char *aused;  /* per instruction: an atom whose result is read */
 	VEC(uint32_t) atom_vins;     /* values updated atomically (their versions before) */
+	VEC(struct dx_gacc) gacc;    /* global stores and atomics, for their races (race.c) */
+	bool grace_found;            /* a global-race reported */
 };
 
 /* ---- exec.c ------------------------------------------------------------ */
@@ -267,9 +286,15 @@ unsigned dx_atomic_prepare(struct dx_launch *L, struct dx_func *df);
  * block's shared writes of the epoch.  Returns 0 or -1 (unsupported). */
 int dx_atomic(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
               const struct expr *guard);
-/* After execution: a value updated atomically must not also be read by
- * the launch (what a read sees depends on the order).  0 or -1. */
+/* After execution: plain stores and atomics on one global location that
+ * nothing orders are a "global-race" finding (race.c); a value updated
+ * atomically must not also be read by the launch (what a read sees
+ * depends on the order).  0 or -1. */
 int dx_atomic_finish(struct dx_launch *L);
+/* Records a global store or atomic of bundle b for the race check. */
+void dx_global_access(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+                      uint32_t vin, uint32_t vout, const struct expr *dom, const struct expr *off,
+                      unsigned size, bool atomic, bool sure);
 
 /* ---- report.c ---------------------------------------------------------- */
 
@@ -328,8 +353,8 @@ void dx_shared_write(struct dx_launch *L, struct dx_bundle *b, const struct ptx_
                      enum etype et, const struct expr *guard);
 /* Records an atomic contribution (op, enum sym_atom_op) of v at off by
  * the threads of dom (whose data part guards it); tdom is its thread
- * part, for the race check (an atomic counts as a read there: a plain
- * store of the same epoch to the location races with it). */
+ * part, for the race check (a plain store or load of the same epoch to
+ * the location races with it, another atomic does not). */
 void dx_shared_atomic(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
                       const struct expr *dom, const struct expr *tdom, const struct expr *off,
                       const struct expr *v, const struct expr *cmp, enum etype et, unsigned op);
@@ -354,12 +379,13 @@ struct dx_acc {
 	const struct expr *off;      /* bv64 offset in the shared window */
 	unsigned size;
 	bool write;
+	bool atomic;                 /* an atomic (not a write here): races with plain accesses only */
 	uint32_t sub;                /* warp epoch of the bundle */
 	const struct ptx_instr *in;
 };
-/* Checks every pair of accesses (one a write at least) for a thread pair
- * of one block: different warps = "shared-race", one warp in the same
- * warp epoch = "warp-sync".  found[0], found[1] say whether each class was
+/* Checks every pair of accesses (one a write at least, or an atomic and
+ * a plain access) for a thread pair of one block: different warps =
+ * "shared-race", one warp in the same warp epoch = "warp-sync".  found[0], found[1] say whether each class was
  * already reported (then it is not checked again). */
 void dx_race_check(struct dx_launch *L, const struct dx_acc *acc, size_t n, bool found[2]);
 /* race-enum.c: the pairs of one epoch's accesses that may race, found by
@@ -381,6 +407,12 @@ void dx_race_enum_free(struct dx_race_enum *re);                  /* NULL ok */
 int dx_enum_overlap(struct dx_launch *L, const struct expr *dom1, const struct expr *off1, unsigned s1,
                     const struct expr *dom2, const struct expr *off2, unsigned s2,
                     uint32_t t1[3], uint32_t t2[3], uint32_t c[3]);
+/* Checks every pair of a plain global store and an atomic to one value
+ * (L->gacc) for two threads that touch overlapping bytes with nothing to
+ * order them: of different blocks (no grid-wide barrier), or of one
+ * block in one barrier epoch.  One "global-race" finding at most, and
+ * only for accesses that surely happen. */
+void dx_global_race_check(struct dx_launch *L);
 /* Thread-pair queries: e with its threads renamed to a second thread of
  * the same block (TID leaves become variables bounded by the block), and
  * the witness of a pair condition made with it.  dx_sat2 returns as

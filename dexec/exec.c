@@ -439,6 +439,7 @@ void dx_launch_release(struct dx_launch *L)
 	VEC_FREE(L->waiting);
 	VEC_FREE(L->exited);
 	VEC_FREE(L->atom_vins);
+	VEC_FREE(L->gacc);
 	dx_shared_free(L->sh);
 	VEC_FREE(L->writes);
 	VEC_FREE(L->findings);

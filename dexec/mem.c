@@ -219,13 +219,45 @@ static int alias(struct dx_launch *L, const struct ptx_instr *in, const struct e
 	                      "at a different offset");
 }
 
+/* May the access [off, off+size) of the threads of dom overlap the
+ * bytes atomic entry a updated?  -1 when the solver cannot say. */
+static int atomic_overlap(struct dx_launch *L, const struct expr *dom, const struct expr *off,
+                          unsigned size, const struct dx_store *a)
+{
+	struct ectx *cx = L->cx;
+	const struct expr *d = e_op2(cx, EOP_SUB, off, a->off);
+	const struct expr *lo = e_op2(cx, EOP_SLT, e_bv(cx, -(uint64_t)size, 64), d);
+	const struct expr *hi = e_op2(cx, EOP_SLT, d, e_bv(cx, a->size, 64));
+	enum smt_result r = dx_sat(L, e_and(cx, dom, e_and(cx, lo, hi)), NULL, NULL);
+	return r == SMT_UNSAT ? 0 : r == SMT_SAT ? 1 : -1;
+}
+
+/* A plain store found at s for a load: unsupported when an atomic of the
+ * bundle between it and the load (in head..s) may overlap the load. */
+static int atomic_between(struct dx_launch *L, const struct ptx_instr *in, const struct expr *dom,
+                          const struct dx_store *head, const struct dx_store *s, uint32_t vin,
+                          const struct expr *off, unsigned size)
+{
+	for (const struct dx_store *a = head; a && a != s; a = a->next) {
+		if (a->val || a->vin != vin)
+			continue;
+		int k = atomic_overlap(L, dom, off, size, a);
+		if (k != 0)
+			return dx_unsupported(L, in, "read of an atomic target",
+			                      "a load of a location the thread updated atomically after storing "
+			                      "to it: what it reads depends on the order of the threads");
+	}
+	return 0;
+}
+
 int dx_forward(struct dx_launch *L, const struct ptx_instr *in, const struct expr *dom,
                const struct dx_store *s, uint32_t vin, const struct expr *off, unsigned size,
                enum etype et, const struct expr *miss, const struct expr **out)
 {
 	struct ectx *cx = L->cx;
+	const struct dx_store *head = s;
 	for (; s; s = s->next) {
-		if (s->vin != vin)
+		if (s->vin != vin || !s->val)
 			continue;
 		const struct expr *d = e_op2(cx, EOP_SUB, off, s->off);
 		if (d->op != EOP_BV) {
@@ -242,6 +274,8 @@ int dx_forward(struct dx_launch *L, const struct ptx_instr *in, const struct exp
 		if (k != 0 || s->size != size)
 			return dx_unsupported(L, in, "load overlaps an earlier store",
 			                      "a load that partly overlaps an earlier store of the same thread");
+		if (atomic_between(L, in, dom, head, s, vin, off, size) < 0)
+			return -1;
 		const struct expr *v = dx_coerce(L, in, s->val, etype_sort(et));
 		if (!v)
 			return -1;
@@ -546,9 +580,10 @@ int dx_store(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *i
 		}
 		struct sym_write w = {
 			.value = vout, .dom = dom, .addr = o, .val = v, .et = et,
-			.seq = b->seq++, .line = in->line, .src_line = in->loc_line,
+			.seq = b->seq++, .line = in->line, .src_line = in->loc_line, .epoch = b->epoch,
 		};
 		VEC_PUSH(L->writes, w);
+		dx_global_access(L, b, in, t.vin, vout, dom, o, esz, false, !data);
 		struct dx_store *st = ARENA_NEW(&L->a, struct dx_store);
 		*st = (struct dx_store){ b->stores, t.vin, o, v, (guard && !data) ? guard : NULL, esz };
 		b->stores = st;

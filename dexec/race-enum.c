@@ -4,7 +4,7 @@
  * the block: then every thread of one block is tried, each access's
  * offset computed per thread (quick.c's evaluator), and the accesses are
  * swept in offset order for pairs of different threads that overlap, one
- * of them a write.  That settles each pair of accesses exactly, races and
+ * of them a write, or an atomic beside a plain access (race.c's rule).  That settles each pair of accesses exactly, races and
  * witnesses included, at the cost of a few evaluations per thread.
  *
  * A domain that mentions the block (a guard on the tile's position) is
@@ -220,9 +220,10 @@ struct dx_race_enum *dx_race_enum_new(struct dx_launch *L, const struct dx_acc *
 	if (es.len)
 		qsort(es.items, es.len, sizeof *es.items, ent_cmp);
 	for (size_t k = 0; k < es.len; k++)
-		if (acc[es.items[k].acc].write)
+		if (acc[es.items[k].acc].write || acc[es.items[k].acc].atomic)
 			VEC_PUSH(writes, k);
-	/* every entry overlapping a write: those at a lower offset first */
+	/* every entry overlapping a write or an atomic: those at a lower
+	 * offset first */
 	uint64_t visits = 0;
 	bool gave_up = false;
 	for (size_t wi = 0; wi < writes.len && !gave_up; wi++) {
@@ -240,8 +241,11 @@ struct dx_race_enum *dx_race_enum_new(struct dx_launch *L, const struct dx_acc *
 			const struct ent *x = &es.items[q];
 			if (q == p || x->thr == w->thr || x->off + acc[x->acc].size <= w->off)
 				continue;
-			if (acc[x->acc].write && q < p)
-				continue;    /* a write pair: counted from the earlier write */
+			const struct dx_acc *xa = &acc[x->acc], *wa = &acc[w->acc];
+			if (!xa->write && !wa->write && xa->atomic == wa->atomic)
+				continue;    /* two atomics: they do not race */
+			if ((xa->write || xa->atomic) && q < p)
+				continue;    /* two such entries: counted from the earlier one */
 			const struct ent *a = w->acc <= x->acc ? w : x, *b = w->acc <= x->acc ? x : w;
 			bool same_warp = a->thr / 32 == b->thr / 32;
 			unsigned kind = same_warp ? 1 : 0;

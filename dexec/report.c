@@ -12,11 +12,12 @@
 
 const char *dx_src(struct dx_launch *L, const struct ptx_instr *in)
 {
-	if (!in || !in->loc_line || in->loc_file >= L->mod->nfiles || !L->mod->files[in->loc_file])
+	const char *f;
+	unsigned line;
+	if (!ptx_user_loc(L->mod, in, &f, &line))
 		return NULL;
-	const char *f = L->mod->files[in->loc_file];
 	const char *slash = strrchr(f, '/');
-	return arena_printf(&L->a, "%s:%u", slash ? slash + 1 : f, in->loc_line);
+	return arena_printf(&L->a, "%s:%u", slash ? slash + 1 : f, line);
 }
 
 const char *dx_instr_name(struct dx_launch *L, const struct ptx_instr *in)
@@ -31,11 +32,10 @@ const char *dx_instr_name(struct dx_launch *L, const struct ptx_instr *in)
 	return s;
 }
 
-static const char *src_path(struct dx_launch *L, const struct ptx_instr *in)
+static const char *src_path(struct dx_launch *L, const struct ptx_instr *in, unsigned *line)
 {
-	if (!in || !in->loc_line || in->loc_file >= L->mod->nfiles)
-		return NULL;
-	return L->mod->files[in->loc_file];
+	const char *f;
+	return ptx_user_loc(L->mod, in, &f, line) ? f : NULL;
 }
 
 const char *dx_value_name(struct dx_launch *L, uint32_t value)
@@ -124,8 +124,9 @@ void dx_finding(struct dx_launch *L, const struct ptx_instr *in, const char *cls
 	f.launch = L->id;
 	f.kernel = L->l->kernel;
 	f.line = in ? in->line : 0;
-	f.src_file = src_path(L, in);
-	f.src_line = f.src_file ? in->loc_line : 0;
+	unsigned line = 0;
+	f.src_file = src_path(L, in, &line);
+	f.src_line = f.src_file ? line : 0;
 	if (tid && ctaid) {
 		f.has_thread = true;
 		memcpy(f.tid, tid, sizeof f.tid);

@@ -189,16 +189,18 @@ int dx_shared_target(struct dx_launch *L, const struct ptx_instr *in, const stru
 /* ---- accesses ------------------------------------------------------------- */
 
 static void note_access(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
-                        const struct expr *dom, const struct expr *off, unsigned size, bool write)
+                        const struct expr *dom, const struct expr *off, unsigned size, bool write,
+                        bool atomic)
 {
 	struct dx_shared *sh = L->sh;
 	size_t from = sh->acc.len > 64 ? sh->acc.len - 64 : 0;
 	for (size_t i = from; i < sh->acc.len; i++) {
 		const struct dx_acc *a = &sh->acc.items[i];
-		if (a->dom == dom && a->off == off && a->size == size && a->write == write && a->sub == b->sub)
+		if (a->dom == dom && a->off == off && a->size == size && a->write == write &&
+		    a->atomic == atomic && a->sub == b->sub)
 			return;
 	}
-	struct dx_acc a = { dom, off, size, write, b->sub, in };
+	struct dx_acc a = { dom, off, size, write, atomic, b->sub, in };
 	VEC_PUSH(sh->acc, a);
 }
 
@@ -253,7 +255,7 @@ const struct expr *dx_shared_read(struct dx_launch *L, struct dx_bundle *b, cons
 		dx_unsupported(L, in, "barrier count", "more barriers than the record can number");
 		return NULL;
 	}
-	note_access(L, b, in, dom, off, size, false);
+	note_access(L, b, in, dom, off, size, false, false);
 	const struct expr *code = e_bv(cx, SYM_SH_CODE(b->epoch, b->sub), 64);
 	const struct expr *miss = e_load(cx, SYM_SHARED_SPACE(L->id), et, e_op2(cx, EOP_ADD, off, code));
 	const struct expr *v;
@@ -271,7 +273,7 @@ void dx_shared_write(struct dx_launch *L, struct dx_bundle *b, const struct ptx_
 	struct dx_shared *sh = L->sh;
 	struct sym_shwrite w = { dom, off, v, et, b->seq++, b->epoch, b->sub, in->line, in->loc_line, SA_NONE, NULL };
 	VEC_PUSH(sh->writes, w);
-	note_access(L, b, in, dom, off, etype_size(et), true);
+	note_access(L, b, in, dom, off, etype_size(et), true, false);
 	struct dx_store *st = ARENA_NEW(&L->a, struct dx_store);
 	*st = (struct dx_store){ b->shstores, SH_VIN, off, v, guard, etype_size(et) };
 	b->shstores = st;
@@ -285,8 +287,12 @@ void dx_shared_atomic(struct dx_launch *L, struct dx_bundle *b, const struct ptx
 	                         (uint8_t)op, cmp };
 	VEC_PUSH(L->sh->writes, w);
 	/* not forwarded to the bundle's own loads: what they see is the
-	 * combined value, which only the back-projection knows */
-	note_access(L, b, in, tdom, off, etype_size(et), false);
+	 * combined value, which only the back-projection knows; nor is an
+	 * older plain store of the bundle forwarded past it */
+	note_access(L, b, in, tdom, off, etype_size(et), false, true);
+	struct dx_store *st = ARENA_NEW(&L->a, struct dx_store);
+	*st = (struct dx_store){ b->shstores, SH_VIN, off, NULL, NULL, etype_size(et) };
+	b->shstores = st;
 }
 
 /* ---- barriers --------------------------------------------------------------- */

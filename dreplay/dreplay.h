@@ -28,7 +28,9 @@ struct dreplay_opts {
 #define DREPLAY_DEFAULT_BUDGET 60.0     /* seconds */
 #define DREPLAY_RLIMIT 2000000ull         /* Z3 resource units per resolver query */
 
-int dreplay_run(const struct dreplay_opts *o, const char *const *files, int nfiles);
+/* dreplay over the input, writing the stream to out.  Returns the exit
+ * status. */
+int dreplay_run(const struct dreplay_opts *o, struct stream_in *in, FILE *out);
 
 /* Where a program stored the witness location: the PTX line of the store
  * and its .cu file and line when the PTX has .loc information. */

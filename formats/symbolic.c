@@ -44,6 +44,8 @@ static void put_write(struct stream_out *w, struct etable *t, const struct sym_w
 			out_ku64(w, "cmp", etable_index(t, x->cmp));
 	}
 	out_ku64(w, "seq", x->seq);
+	if (x->epoch)
+		out_ku64(w, "epoch", x->epoch);
 	out_ku64(w, "line", x->line);
 	if (x->src_line)
 		out_ku64(w, "src_line", x->src_line);
@@ -351,15 +353,17 @@ static bool read_wlist(const struct record *rec, const char *key, bool atomic,
 		struct sym_write *x = &(*out)[i];
 		struct store_fields f;
 		bool sorts;
-		uint64_t value;
+		uint64_t value, ep = 0;
+		const msgpack_object *epo = obj_get(m, "epoch");
 		if (!read_store(m, atomic, nodes, ne, &f, &sorts) ||
-		    !obj_u64(obj_get(m, "value"), &value) || value > UINT32_MAX) {
+		    !obj_u64(obj_get(m, "value"), &value) || value > UINT32_MAX ||
+		    (epo && (!obj_u64(epo, &ep) || ep >= SYM_SH_EPOCH_MAX))) {
 			if (sorts)
 				rec_error(rec, "%s %u: expressions of the wrong sort", atomic ? "atomic" : "write", i);
 			else if (atomic)
-				rec_error(rec, "atomic %u is malformed (value, dom, addr, val, type, op, cmp)", i);
+				rec_error(rec, "atomic %u is malformed (value, dom, addr, val, type, op, cmp, epoch)", i);
 			else
-				rec_error(rec, "write %u is malformed (value, dom, addr, val, type)", i);
+				rec_error(rec, "write %u is malformed (value, dom, addr, val, type, epoch)", i);
 			return false;
 		}
 		x->value = (uint32_t)value;
@@ -372,6 +376,7 @@ static bool read_wlist(const struct record *rec, const char *key, bool atomic,
 		x->seq = (uint32_t)f.seq;
 		x->line = (uint32_t)f.line;
 		x->src_line = (uint32_t)f.src_line;
+		x->epoch = (uint32_t)ep;
 	}
 	return true;
 }

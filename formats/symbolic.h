@@ -8,7 +8,9 @@
  *              wins.  Atomic contributions (atom, red) are writes with an
  *              operation (op != SA_NONE): the location ends up holding its
  *              value before the launch combined by op with the val of every
- *              thread whose dom and addr hit it, in any order.
+ *              thread whose dom and addr hit it, in any order.  A
+ *              write's epoch (barriers passed) orders it against the
+ *              others of its block; nothing orders writes of two blocks.
  * finding      a violation of the CUDA model found while executing a launch
  * unsupported  a launch dexec could not execute (with the reason)
  * timeout      a launch dexec did not finish within its budget (what it
@@ -47,6 +49,9 @@ struct sym_write {
 	uint32_t src_line;           /* .cu line, 0 if unknown */
 	uint8_t op;                  /* enum sym_atom_op: SA_NONE for a plain store */
 	const struct expr *cmp;      /* SA_CAS: the compare operand; else NULL */
+	uint32_t epoch;              /* block barriers the thread passed before it (0 in
+	                                old streams): orders the stores and atomics of
+	                                one block's threads on a location */
 };
 
 /* A store to shared memory (paper 3.3.3): addr is a byte offset in the

@@ -248,7 +248,8 @@ int shared_writer(const struct sym_state *st, struct ectx *cx, struct smt *smt, 
 		struct inv_query q = {
 			.cx = cx, .smt = smt, .geom = &gb, .n = n,
 			.wsize = etype_size(x->et), .rsize = etype_size(et),
-			.same_kind = x->et == et || (!etype_is_float(x->et) && !etype_is_float(et)),
+			.same_kind = x->et == et || (!etype_is_float(x->et) && !etype_is_float(et)) ||
+			             rs_bits_as(cx, x->val, x->et, et),
 			.off = o, .max_enum = max_enum, .launch = l,
 		};
 		uint32_t tids[MAXW][3], ctaids[MAXW][3];

@@ -279,7 +279,7 @@ static void info_merge(struct resolve_info *dst, const struct resolve_info *src)
 		memcpy(dst->race_tid, src->race_tid, sizeof dst->race_tid);
 		memcpy(dst->race_ctaid, src->race_ctaid, sizeof dst->race_ctaid);
 	}
-	if ((add & (RI_UNSUPPORTED | RI_TOO_BIG)) && !(dst->flags & (RI_UNSUPPORTED | RI_TOO_BIG)))
+	if ((add & RI_REASONS) && !(dst->flags & RI_REASONS))
 		memcpy(dst->reason, src->reason, sizeof dst->reason);
 	if (add & RI_TIMEOUT)
 		memcpy(dst->doing, src->doing, sizeof dst->doing);
@@ -288,7 +288,7 @@ static void info_merge(struct resolve_info *dst, const struct resolve_info *src)
 
 void ri_fail(struct resolve_info *info, unsigned flag, const char *fmt, ...)
 {
-	if (!(info->flags & (RI_UNSUPPORTED | RI_TOO_BIG))) {
+	if (!(info->flags & RI_REASONS)) {
 		va_list ap;
 		va_start(ap, fmt);
 		vsnprintf(info->reason, sizeof info->reason, fmt, ap);
@@ -334,10 +334,6 @@ static const struct expr *at_thread(struct resolver *r, const struct expr *x,
 static const struct expr *uninit(struct resolver *r, uint32_t v, uint64_t off, enum etype et,
                                   struct resolve_info *acc);
 
-/* A shared-memory LOAD read by thread (tid, ctaid) when no atomic
- * reaches it: the value its writer left (resolve-shared.c), or UNDEF
- * with RI_UNINIT (uninit_value names the launch's shared space) when no
- * thread of the block wrote it. */
 /* The reader's warp where writes of the reader's own epoch (before its
  * warp epoch) could reach the load, else SH_ANY_WARP: writes of earlier
  * epochs are seen alike by every thread of the block. */
@@ -358,6 +354,20 @@ static uint64_t shared_warp_key(const struct resolver *r, const struct expr *e, 
 	return SH_ANY_WARP;
 }
 
+int rs_shared_writer(struct resolver *r, const struct expr *load, const uint32_t tid[3],
+                     const uint32_t ctaid[3], const struct sym_shwrite **w, uint32_t wtid[3],
+                     struct resolve_info *acc)
+{
+	uint32_t launch;
+	uint64_t off;
+	return shared_writer(r->st, r->cx, r->smt, r->lim.max_enum, rs_shinv(r), load, tid, ctaid, w, wtid,
+	                     &launch, &off, acc);
+}
+
+/* A shared-memory LOAD read by thread (tid, ctaid) when no atomic
+ * reaches it: the value its writer left (resolve-shared.c), or UNDEF
+ * with RI_UNINIT (uninit_value names the launch's shared space) when no
+ * thread of the block wrote it. */
 const struct expr *rs_shared_plain(struct resolver *r, const struct expr *e, const uint32_t tid[3],
                                    const uint32_t ctaid[3], unsigned depth, struct resolve_info *acc)
 {
@@ -393,8 +403,8 @@ const struct expr *rs_shared_plain(struct resolver *r, const struct expr *e, con
 		x = NULL;
 	else if (k == 0)
 		x = uninit(r, SYM_SHARED_SPACE(launch), off, (enum etype)e->et, &loc);
-	else
-		x = at_thread(r, w->val, wtid, ctaid, depth + 1, &loc);
+	else if ((x = at_thread(r, w->val, wtid, ctaid, depth + 1, &loc)))
+		x = rs_read_as(r->cx, x, w->et, (enum etype)e->et, &loc);
 	if (!(loc.flags & (RI_TOO_BIG | RI_TIMEOUT))) {
 		struct shmemo_ent ent = { e, { ctaid[0], ctaid[1], ctaid[2] }, warp, x, NULL };
 		if (loc.flags)
@@ -569,6 +579,8 @@ static const struct expr *thread_value(struct resolver *r, const struct match *m
 		const struct expr *x = at_thread(r, m[i].w->val, m[i].tid, m[i].ctaid, depth, acc);
 		if (!x)
 			return NULL;
+		if (!(x = rs_read_as(r->cx, x, m[i].w->et, et, acc)))
+			return NULL;
 		if (!c->dom_d) {
 			cur = x;
 			continue;
@@ -617,6 +629,7 @@ static int res_launch(struct resolver *r, uint32_t v, uint64_t off, enum etype e
 	uint64_t n[6] = { g.ntid[0], g.ntid[1], g.ntid[2], g.nctaid[0], g.nctaid[1], g.nctaid[2] };
 	struct match m[MAX_MATCH * 4];
 	size_t nm = 0;
+	bool all = true;              /* every plain writer of the location is in m */
 	for (uint32_t wi = r->wstart[v]; wi < r->wstart[v + 1]; wi++) {
 		wcache_ready(r, wi, n);
 		struct inv_query q = {
@@ -625,13 +638,15 @@ static int res_launch(struct resolver *r, uint32_t v, uint64_t off, enum etype e
 			.lin = r->wc[wi].lin_ok ? &r->wc[wi].lin : NULL,
 			.wsize = etype_size(r->wl[wi]->et), .rsize = etype_size(et),
 			.same_kind = r->wl[wi]->et == et ||
-			             (!etype_is_float(r->wl[wi]->et) && !etype_is_float(et)),
+			             (!etype_is_float(r->wl[wi]->et) && !etype_is_float(et)) ||
+			             rs_bits_as(r->cx, r->wl[wi]->val, r->wl[wi]->et, et),
 			.off = off, .max_enum = r->lim.max_enum, .launch = l,
 		};
 		uint32_t tids[MAX_MATCH][3], ctaids[MAX_MATCH][3];
 		int k = invert_write(&q, tids, ctaids, MAX_MATCH, acc);
 		if (k < 0)
 			return -1;
+		all &= k < MAX_MATCH && nm + (size_t)k <= sizeof m / sizeof *m;
 		for (int j = 0; j < k && nm < sizeof m / sizeof *m; j++, nm++) {
 			memcpy(m[nm].tid, tids[j], sizeof m[nm].tid);
 			memcpy(m[nm].ctaid, ctaids[j], sizeof m[nm].ctaid);
@@ -640,15 +655,17 @@ static int res_launch(struct resolver *r, uint32_t v, uint64_t off, enum etype e
 		}
 	}
 	const struct expr *ae;
-	int ka = atomic_global(r, v, off, et, depth, acc, &ae);
+	struct plain_hit ph[sizeof m / sizeof *m];
+	for (size_t i = 0; i < nm; i++) {
+		memcpy(ph[i].tid, m[i].tid, sizeof ph[i].tid);
+		memcpy(ph[i].ctaid, m[i].ctaid, sizeof ph[i].ctaid);
+		ph[i].w = m[i].w;
+		ph[i].dom_d = r->wc[m[i].wi].dom_d;
+	}
+	int ka = atomic_global(r, v, off, et, depth, acc, ph, nm, all, &ae);
 	if (ka < 0)
 		return -1;
 	if (ka > 0) {
-		if (nm) {
-			ri_fail(acc, RI_UNSUPPORTED, "launch %u (%s) stores to value %u byte %llu both "
-			        "atomically and plainly", l, ln->kernel, v, (unsigned long long)off);
-			return -1;
-		}
 		*out = ae;
 		return 1;
 	}
@@ -714,10 +731,34 @@ static double float_bits(enum etype et, uint64_t u)
 	return h & 0x8000 ? -v : v;
 }
 
+const struct expr *rs_bits_as(struct ectx *cx, const struct expr *val, enum etype wet, enum etype et)
+{
+	if (val->op != EOP_BV || etype_is_float(wet) || !etype_is_float(et) || etype_size(wet) != etype_size(et))
+		return NULL;
+	double d = float_bits(et, val->u);
+	return isfinite(d) ? e_real(cx, d) : NULL;
+}
+
+const struct expr *rs_read_as(struct ectx *cx, const struct expr *x, enum etype wet, enum etype et,
+                              struct resolve_info *acc)
+{
+	if (!etype_is_float(et) || etype_is_float(wet))
+		return x;
+	const struct expr *f = rs_bits_as(cx, x, wet, et);
+	if (!f)
+		ri_fail(acc, RI_UNSUPPORTED, "a %s store read as %s", etype_name(wet), etype_name(et));
+	return f;
+}
+
 static const struct expr *res_input(struct resolver *r, const struct obl_value *val,
-                                    uint64_t off, enum etype et)
+                                    uint64_t off, enum etype et, struct resolve_info *acc)
 {
 	const struct obl_input *in = &r->o->inputs.items[val->input];
+	if (obl_input_random(in)) {
+		ri_fail(acc, RI_RANDOM, "depends on random op %s (a fresh, unconstrained value)",
+		        in->name ? in->name : "?");
+		return NULL;
+	}
 	uint64_t at = off - val->off;
 	unsigned size = etype_size(et);
 	if (etype_is_float(et) || !in->data || at + size > in->ndata)
@@ -785,7 +826,7 @@ static const struct expr *res_value(struct resolver *r, uint32_t v, uint64_t off
 			switch (val->def) {
 			case VD_INPUT:
 			case VD_OP:          /* a trimmed prefix's result */
-				return res_input(r, val, off, et);
+				return res_input(r, val, off, et, acc);
 			case VD_DATA:
 				return rop_data(r, val, off, et, acc);
 			case VD_MEMSET:

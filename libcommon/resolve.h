@@ -65,11 +65,15 @@ enum {
 	RI_UNSUPPORTED = 4,   /* something resolution cannot model (reason) */
 	RI_TOO_BIG = 8,       /* element or depth limit reached */
 	RI_UNDEF = 16,        /* a written value was UNDEF (dexec's bottom) */
-	RI_TIMEOUT = 32,      /* the deadline passed, or a launch read was not
+	RI_RANDOM = 32,       /* reads the result of a random op (reason names it):
+	                         a fresh input of one program, so unknown */
+	RI_TIMEOUT = 64,      /* the deadline passed, or a launch read was not
 	                         finished upstream (doing says what) */
 };
+/* The flags that make an element unknown and carry a reason. */
+#define RI_REASONS (RI_UNSUPPORTED | RI_TOO_BIG | RI_RANDOM)
 /* The flags with which resolve_elem returns NULL. */
-#define RI_NO_RESULT (RI_RACE | RI_UNSUPPORTED | RI_TOO_BIG | RI_TIMEOUT)
+#define RI_NO_RESULT (RI_RACE | RI_REASONS | RI_TIMEOUT)
 
 struct resolve_info {
 	unsigned flags;                      /* RI_* */
@@ -80,7 +84,7 @@ struct resolve_info {
 	uint32_t race_launch, race_value;
 	uint64_t race_off;
 	uint32_t race_tid[2][3], race_ctaid[2][3];
-	/* RI_UNSUPPORTED or RI_TOO_BIG: why */
+	/* RI_UNSUPPORTED, RI_TOO_BIG or RI_RANDOM: why */
 	char reason[160];
 	/* RI_TIMEOUT: what was being resolved when the time ran out, or
 	 * which launch dexec did not finish */
@@ -113,8 +117,8 @@ void resolver_set_deadline(struct resolver *r, double deadline);
 
 /* The element of value 'value' at byte offset off read as et, as an
  * expression over INPUT leaves (and constants).  Returns NULL when it is
- * unknown (RI_NO_RESULT: RI_RACE, RI_UNSUPPORTED, RI_TOO_BIG, RI_TIMEOUT;
- * the reason is in *info).
+ * unknown (RI_NO_RESULT: RI_RACE, RI_UNSUPPORTED, RI_TOO_BIG, RI_RANDOM,
+ * RI_TIMEOUT; the reason is in *info).
  * A never-written element gives UNDEF of et's sort and sets RI_UNINIT.
  * *info is filled (cleared first). */
 const struct expr *resolve_elem(struct resolver *r, uint32_t value, uint64_t off,

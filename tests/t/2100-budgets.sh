@@ -17,7 +17,9 @@ le32() {
 
 # mkobl PTX KERNEL GRIDX BLOCKX N BYTES [LAUNCHES]: an obligation with
 # LAUNCHES (default 1) launches in a row of a kernel (a, b, c, n) over
-# three buffers of BYTES, each launch making a new version of each.
+# three buffers of BYTES, each launch making a new version of each; its
+# output pair is the last c against a buffer of the second program that
+# nothing writes.
 mkobl() {
 	ptx=$(base64 -w0 <"$1")
 	z='{"$bin":"AAAAAAAAAAA="}'
@@ -45,6 +47,10 @@ mkobl() {
 		echo "{\"t\":\"launch\",\"launch\":$l,\"prog\":0,\"seq\":$l,\"module\":0,\"kernel\":\"$2\",\"grid\":[$3,1,1],\"block\":[$4,1,1],\"shmem\":0,\"args\":[$args{\"param\":\"n\",\"size\":4,\"raw\":{\"\$bin\":\"$(le32 "$5")\"}}]}"
 		l=$((l + 1))
 	done
+	c=$((3 * (nl + 1) - 1))
+	echo "{\"t\":\"value\",\"value\":$((c + 1)),\"prog\":1,\"buf\":0,\"version\":0,\"bytes\":$6,\"def\":\"uninit\"}"
+	echo "{\"t\":\"output\",\"output\":0,\"bytes\":$6,\"name\":\"c\",\"values\":[$c,$((c + 1))],\"offs\":[0,0]}"
+	echo '{"t":"end"}'
 	} | dcat -r
 }
 
@@ -102,20 +108,23 @@ sym() { cat "$D/check-base.jsonl" "$D/check-opt-$1.jsonl" | dcat -r >"$1.sym"; }
 # ref's over its own values (too many locations to check in a second).
 big() {
 	n=4194304
-	jq -c --argjson n $n "if .t == \"input\" or .t == \"value\" or .t == \"output\" then
+	cat "$D/check-base.jsonl" "$D/check-opt-equal.jsonl" |
+	jq -c --argjson n $n "select(.t != \"end\" and (.t != \"writes\" or .launch == 0)) |
+	if .t == \"input\" or .t == \"value\" or .t == \"output\" then
 		.bytes = \$n | (if .len then .len = \$n else . end)
-	elif .t == \"launch\" then .grid = [131072, 1, 1] else . end" "$D/check-base.jsonl" >big.jsonl &&
-	jq -c "select(.t == \"launch\") | .launch = 1 | .prog = 1 | .module = 1 | .kernel = \"add_opt\"" big.jsonl >>big.jsonl &&
+	elif .t == \"launch\" then .grid = [131072, 1, 1] | .block = [8, 1, 1] else . end" >big.jsonl &&
 	jq -c "select(.t == \"writes\") | .launch = 1 | .prog = 1 | .kernel = \"add_opt\" |
 		.exprs |= map(if .[0] == \"load\" then .[2] += 4 else . end) | .writes[0].value = 7" \
 		"$D/check-base.jsonl" >>big.jsonl &&
+	echo "{\"t\":\"end\"}" >>big.jsonl &&
 	dcat -r big.jsonl >big.sym
 }
 
 test_expect_success 'a launch dexec did not finish: its locations and the verdict are timeout' '
 	sym equal &&
-	dcat equal.sym | jq -c "select(.t != \"writes\" or .launch != 1)" >to.jsonl &&
+	dcat equal.sym | jq -c "select((.t != \"writes\" or .launch != 1) and .t != \"end\")" >to.jsonl &&
 	echo "{\"t\":\"timeout\",\"prog\":1,\"launch\":1,\"kernel\":\"add_opt\",\"line\":9,\"doing\":\"executing\",\"message\":\"kernel add_opt: the budget ran out\"}" >>to.jsonl &&
+	echo "{\"t\":\"end\"}" >>to.jsonl &&
 	dcat -r to.jsonl >to.sym &&
 	test_status 3 dcheck --max-locations 4 to.sym >to.ver 2>err &&
 	dcat to.ver >tov.jsonl &&
@@ -161,6 +170,19 @@ test_expect_success 'dreplay: witnesses not replayed within the budget are timeo
 test_expect_success 'dreplay: a bad budget is trouble' '
 	test_must_fail --status=2 dreplay --budget -3 differ.ver 2>err &&
 	grep "option .--budget.: bad number" err
+'
+
+test_expect_success 'dreplay: a timeout verdict whose timeout count is not the stream'"'"'s: exit 2, named' '
+	sed "/\"t\":\"verdict\"/s/\"timeout\":4/\"timeout\":3/" tov.jsonl | dcat -r >badto.ver &&
+	test_must_fail --status=2 dreplay badto.ver >out 2>err &&
+	grep "badto.ver: record [0-9]* (verdict): field .timeout. says 3, the stream holds 4" err
+'
+
+test_expect_success 'dreplay: a timeout verdict with a bug already shown: exit 2' '
+	dcat differ.ver | sed "/\"t\":\"verdict\"/s/\"result\":\"buggy\"/\"result\":\"timeout\"/" |
+		dcat -r >badbug.ver &&
+	test_must_fail --status=2 dreplay badbug.ver >out 2>err &&
+	grep "badbug.ver: record [0-9]* (verdict): timeout with a bug already shown" err
 '
 
 test_done

@@ -97,7 +97,7 @@ static uint32_t launch_value(struct fix *f, uint32_t prog, uint64_t bytes, uint3
 static void write(struct fix *f, uint32_t v, const struct expr *dom, const struct expr *addr,
                   const struct expr *val, enum etype et, uint32_t seq)
 {
-	struct sym_write w = { v, dom, addr, val, et, seq, 1, 0, SA_NONE, NULL };
+	struct sym_write w = { v, dom, addr, val, et, seq, 1, 0, SA_NONE, NULL, 0 };
 	VEC_PUSH(f->pending, w);
 }
 
