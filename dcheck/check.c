@@ -8,9 +8,11 @@
  * context of the location's own, so that what follows depends on the
  * location alone, not on what this worker resolved before: results are
  * the same whatever the number of workers and whichever worker checks
- * the location.  For the same reason an answer of the solver that
- * carries a model (a witness, or a refuted one) is computed again in a
- * fresh solver; "equal" needs no model and is taken from the worker's.
+ * the location.  For the same reason the equivalence query runs in a
+ * solver (a Z3 context) made for the location.
+ * Solver limits are resource limits (--smt-rlimit), the same on any
+ * machine; the wall clock (the budget) only ever makes a location
+ * "timeout", never another result.
  */
 #include "axioms.h"
 #include "dcheck.h"
@@ -35,6 +37,10 @@ static const char *problem(const struct checker *c, int prog, const struct resol
 	if (in->flags & RI_UNSUPPORTED) {
 		*res = LR_UNSUPPORTED;
 		return arena_printf(a, "%s: %s", pname, in->reason);
+	}
+	if (in->flags & RI_TIMEOUT) {
+		*res = LR_TIMEOUT;
+		return arena_printf(a, "%s: timeout: %s", pname, in->doing);
 	}
 	if (in->flags & RI_RACE) {
 		*res = LR_UNKNOWN;
@@ -74,7 +80,7 @@ static const char *problem(const struct checker *c, int prog, const struct resol
 	return NULL;
 }
 
-#define OPAQUE_MS 2000         /* solver time for a location both of whose programs hold opaque values */
+#define OPAQUE_RLIMIT 1000000ull  /* solver resource units for a location both of whose programs hold opaque values */
 
 /* A sentence naming the first opaque value (dexec's table of origins) in
  * program prog's expression e. */
@@ -152,7 +158,7 @@ void check_location(struct checker *c, uint32_t output, uint64_t index, struct a
 		if (info[p].flags & (RI_UNSUPPORTED | RI_RANDOM))
 			loc->detail = problem(c, p, &info[p], a, &loc->result);
 	for (int p = 0; p < 2 && !loc->detail; p++)
-		if (info[p].flags & RI_UNINIT)
+		if ((info[p].flags & RI_UNINIT) && !(info[p].flags & RI_TIMEOUT))
 			loc->detail = problem(c, p, &info[p], a, &loc->result);
 	for (int p = 0; p < 2 && !loc->detail; p++)
 		loc->detail = problem(c, p, &info[p], a, &loc->result);
@@ -196,27 +202,24 @@ void check_location(struct checker *c, uint32_t output, uint64_t index, struct a
 		/* only one program holds an opaque value: equal for every meaning of
 		 * it would need it to cancel, which the constructors already see */
 		er = EQ_UNKNOWN;
-	} else if (opq >= 0) {
-		/* both do (the same trick, written two ways): a short try */
-		struct smt *q = smt_new(c->o->smt_timeout_ms && c->o->smt_timeout_ms < OPAQUE_MS ? c->o->smt_timeout_ms
-		                                                                            : OPAQUE_MS,
-		                        c->o->smt_rlimit);
-		er = smt_equiv(q, e[1], e[0], &eo, a, &sw);
-		smt_free(q);
 	} else {
-		er = smt_equiv(c->eq, e[1], e[0], &eo, a, &sw);
+		/* a solver of the location's own: what a resource limit decides
+		 * must not depend on the queries this worker made before; where
+		 * both programs hold opaque values (the same trick, written two
+		 * ways) a short try */
+		uint64_t rl = c->o->smt_rlimit;
+		if (opq >= 0 && (!rl || rl > OPAQUE_RLIMIT))
+			rl = OPAQUE_RLIMIT;
+		struct smt *fresh = smt_new(c->o->smt_timeout_ms, rl);
+		smt_set_deadline(fresh, c->deadline);
+		er = smt_equiv(fresh, e[1], e[0], &eo, a, &sw);
+		smt_free(fresh);
 	}
 	if (opq >= 0 && er != EQ_EQUAL && er != EQ_WITHIN_TOL) {
 		loc->result = LR_UNKNOWN;
 		loc->opaque = true;
 		loc->detail = opaque_detail(c, opq, opq ? e[1] : e[0], a);
 		goto out;
-	}
-	if (er == EQ_DIFFER || er == EQ_WITHIN_TOL || er == EQ_UNCONFIRMED) {
-		struct smt *fresh = smt_new(c->o->smt_timeout_ms, c->o->smt_rlimit);
-		memset(&sw, 0, sizeof sw);
-		er = smt_equiv(fresh, e[1], e[0], &eo, a, &sw);
-		smt_free(fresh);
 	}
 	switch (er) {
 	case EQ_EQUAL:
@@ -245,7 +248,11 @@ void check_location(struct checker *c, uint32_t output, uint64_t index, struct a
 		loc->detail = "the solver found a difference it could not confirm";
 		break;
 	case EQ_UNKNOWN:
-		loc->detail = "the solver gave up (time or resource limit)";
+		loc->detail = "the solver gave up (resource limit, --smt-rlimit)";
+		break;
+	case EQ_TIMEOUT:
+		loc->result = LR_TIMEOUT;
+		loc->detail = "time ran out in the solver comparing the two programs";
 		break;
 	}
 witness:

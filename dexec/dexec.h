@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "arena.h"
+#include "deadline.h"
 #include "expr.h"
 #include "obligation.h"
 #include "ptx/ptx.h"
@@ -35,17 +36,26 @@
 struct dx_opts {
 	uint64_t budget_steps;       /* instruction steps per launch */
 	uint32_t max_bundles;        /* bundles per launch */
-	unsigned smt_timeout_ms;     /* per solver query */
+	unsigned smt_timeout_ms;     /* per solver query, wall clock (timeout); 0: none */
+	uint64_t smt_rlimit;         /* per solver query, Z3 resource units (unknown); 0: none */
 	bool timing;                 /* record the execution time ("ms") */
 	/* run.c: by module id, whether an earlier launch of the module may
 	 * have stored to its __device__ variables (it was unsupported); NULL:
 	 * unknown, so their initialisers are never trusted */
 	const bool *module_unclean;
+	double budget;               /* seconds for the whole run (--budget); < 0: none */
+	double deadline;             /* when the budget ends (deadline.h) */
 };
 
 #define DX_DEFAULT_STEPS    50000000ull
 #define DX_DEFAULT_BUNDLES  65536u
 #define DX_TABLE_MAX        4096u    /* entries of a module table indexed by thread */
+#define DX_DEFAULT_BUDGET   60.0          /* seconds */
+/* Z3 resource units per query: thread queries are small bitvector
+ * problems (at most 30000 units on real matmul and softmax kernels
+ * with every query sent to the solver), about 1 to 4 seconds; one that
+ * needs more is "unknown" on every machine alike. */
+#define DX_DEFAULT_RLIMIT   2000000ull
 
 /* Variable ids for the addresses of module variables (__constant__,
  * __device__, .shared): DX_SYMVAR(i) is the address of module->vars[i],
@@ -150,6 +160,7 @@ struct dx_launch {
 	uint32_t nbundles;           /* bundles made (the first included) */
 	uint64_t steps;
 	struct dx_memo *memo;
+	uint32_t quick, solver;      /* conditions decided without and with the solver */
 	const struct expr **scratch; /* fn->nregs, for predicated execution */
 	struct dx_merge *merge;      /* made at the first data branch (merge.c) */
 
@@ -158,6 +169,12 @@ struct dx_launch {
 	VEC(struct sym_finding) findings;
 	bool unsup;
 	struct sym_unsupported uns;
+	/* the budget (report.c): the deadline passed; what was going on */
+	bool timeout;
+	struct sym_timeout to;
+	struct deadline_check dl;
+	const struct ptx_instr *cur; /* the instruction being executed or released */
+	const char *phase;           /* what the launch was doing ("executing", ...) */
 
 	/* shared memory, barriers, warps (shared.c, warp.c, race.c) */
 	struct dx_shared *sh;        /* layout, accesses of the epoch, shared writes */
@@ -192,6 +209,36 @@ enum smt_result dx_sat(struct dx_launch *L, const struct expr *cond,
                        uint32_t tid[3], uint32_t ctaid[3]);
 /* The decoded opcode of the name (DO_OTHER if unknown). */
 enum dx_op dx_decode(const char *opcode);
+
+/* ---- quick.c, affine.c: thread conditions without the solver ------------ */
+
+/* The second thread of a pair query (race.c): a bv32 variable per dim. */
+#define DX_T2VAR(d)        ((0xD2ull << 40) | (uint64_t)(d))
+#define DX_IS_T2VAR(id)    (((id) >> 40) == 0xD2)
+/* Decides cond (as dx_sat) by evaluation or the affine prover: SMT_SAT
+ * (with a witness in tid/ctaid when non-NULL), SMT_UNSAT, or -1 when it
+ * cannot tell.  Exact: the answers are the solver's. */
+int dx_quick_sat(struct dx_launch *L, const struct expr *cond, uint32_t tid[3], uint32_t ctaid[3]);
+/* A thread expression compiled for evaluation at many points (a point:
+ * tid[3], ctaid[3], the second thread's tid[3]); NULL when it has leaves
+ * other than constants and coordinates, or is too large. */
+#define DX_NCOORD 9
+struct dx_qprog;
+struct dx_qprog *dx_qprog_new(const struct expr *e);
+bool dx_qprog_uses(const struct dx_qprog *p, unsigned coord);
+/* The value at x, or NULL when undefined; valid until the next run. */
+const struct evalue *dx_qprog_run(struct dx_qprog *p, const uint32_t x[DX_NCOORD]);
+void dx_qprog_free(struct dx_qprog *p);              /* NULL ok */
+/* True when no thread of the launch satisfies cond, shown by linear
+ * reasoning over the coordinates; false when that cannot be shown. */
+bool dx_affine_unsat(struct dx_launch *L, const struct expr *cond);
+/* The same for many boxes of the coordinates (branch and bound): cond
+ * prepared once (NULL when it cannot be), then shown empty within the
+ * box lo[k] <= x_k <= hi[k] of each coordinate (NULL: the geometry). */
+struct dx_affine;
+struct dx_affine *dx_affine_new(struct dx_launch *L, const struct expr *cond);
+bool dx_affine_empty(struct dx_affine *a, const uint32_t *lo, const uint32_t *hi);
+void dx_affine_free(struct dx_affine *a);                          /* NULL ok */
 
 /* ---- instr.c ----------------------------------------------------------- */
 
@@ -306,9 +353,18 @@ void dx_merge_free(struct dx_merge *m);              /* NULL ok */
 
 /* Marks the launch unsupported (the first reason wins) and returns -1.
  * what is short ("data-dependent branch"); the message is built from it,
- * the kernel, the PTX line and the .cu line of in (NULL: none). */
+ * the kernel, the PTX line and the .cu line of in (NULL: none).  After
+ * the deadline it marks nothing: the launch is a timeout, whatever made
+ * the caller give up (a solver query interrupted by the clock). */
 int dx_unsupported(struct dx_launch *L, const struct ptx_instr *in, const char *what,
                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Marks the launch as stopped by the deadline (the first call wins),
+ * recording what it was doing (L->phase at L->cur) for the timeout
+ * record.  Returns -1. */
+int dx_timeout(struct dx_launch *L);
+/* Has the deadline passed?  Looks at the clock every few calls; marks
+ * the launch (dx_timeout) when it has. */
+bool dx_out_of_time(struct dx_launch *L);
 /* Appends a finding of class cls for instruction in at witness thread;
  * value/off describe the access (value NO_VALUE: none). */
 void dx_finding(struct dx_launch *L, const struct ptx_instr *in, const char *cls,
@@ -405,6 +461,25 @@ struct dx_acc {
  * "shared-race", one warp in the same warp epoch = "warp-sync".  found[0], found[1] say whether each class was
  * already reported (then it is not checked again). */
 void dx_race_check(struct dx_launch *L, const struct dx_acc *acc, size_t n, bool found[2]);
+/* race-enum.c: the pairs of one epoch's accesses that may race, found by
+ * trying every thread of a block (accesses whose offsets do not depend
+ * on the block).  dx_race_enum_new returns NULL when it cannot help. */
+struct dx_race_enum;
+struct dx_race_enum *dx_race_enum_new(struct dx_launch *L, const struct dx_acc *acc, size_t n,
+                                      const bool found[2]);
+/* For accesses i and j and kind (0 shared-race, 1 warp-sync): 0 no
+ * thread pair races, 1 a race with its threads (t1 of access i, t2 of
+ * access j; any block), -1 undecided here (ask the solver). */
+int dx_race_enum_pair(struct dx_race_enum *re, size_t i, size_t j, unsigned kind,
+                      uint32_t t1[3], uint32_t t2[3]);
+void dx_race_enum_free(struct dx_race_enum *re);                  /* NULL ok */
+/* Do a thread of (dom1, off1) and a thread of (dom2, off2) of one block
+ * (the same thread allowed) touch overlapping bytes (s1, s2 bytes from
+ * each offset)?  1 yes, with the threads and the block; 0 no; -1 cannot
+ * tell without the solver. */
+int dx_enum_overlap(struct dx_launch *L, const struct expr *dom1, const struct expr *off1, unsigned s1,
+                    const struct expr *dom2, const struct expr *off2, unsigned s2,
+                    uint32_t t1[3], uint32_t t2[3], uint32_t c[3]);
 /* Checks every pair of a plain global store and an atomic to one value
  * (L->gacc) for two threads that touch overlapping bytes with nothing to
  * order them: of different blocks (no grid-wide barrier), or of one

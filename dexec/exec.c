@@ -3,9 +3,11 @@
  * each run to its end; a branch on a predicate over tid/ctaid splits the
  * bundle into the halves the solver finds non-empty; a branch on data
  * runs both arms and merges them where they rejoin (merge.c).  Predicated
- * non-branch instructions merge their results with ite.  Steps and
- * bundles are budgeted; solver answers are memoised per condition
- * (hash-consing makes equal conditions one pointer).
+ * non-branch instructions merge their results with ite.  Steps, bundles
+ * and time are budgeted; conditions are decided without the solver where
+ * evaluation or linear reasoning settles them (quick.c), and answers are
+ * memoised per condition (hash-consing makes equal conditions one
+ * pointer).
  *
  * A bundle that reaches a barrier or a warp primitive waits; when no
  * bundle can run, the waiting ones are released: a group at one warp
@@ -60,14 +62,26 @@ enum smt_result dx_sat(struct dx_launch *L, const struct expr *cond,
 		memo_grow(m);
 	struct memo_ent *e = memo_slot(m, cond);
 	if (!e->cond) {
-		e->cond = cond;
+		if (dx_out_of_time(L))
+			return SMT_UNKNOWN;
+		int q;
 		if (e_is_true(cond)) {
 			e->r = SMT_SAT;
+		} else if ((q = dx_quick_sat(L, cond, e->tid, e->ctaid)) >= 0) {
+			e->r = (enum smt_result)q;
+			L->quick++;
 		} else {
+			L->solver++;
 			e->r = smt_thread_sat(L->smt, &L->geom, cond, e->tid, e->ctaid);
+			if (e->r == SMT_TIMEOUT) {
+				/* not an answer: not kept; callers see "unknown" and stop */
+				dx_timeout(L);
+				return SMT_UNKNOWN;
+			}
 			if (e->r == SMT_UNKNOWN)
-				note("kernel '%s': the solver gave up on a condition", L->l->kernel);
+				note("kernel '%s': the solver gave up on a condition (resource limit)", L->l->kernel);
 		}
+		e->cond = cond;
 		m->len++;
 	}
 	if (tid)
@@ -263,6 +277,9 @@ static int step(struct dx_launch *L, struct dx_bundle *b)
 		return STEP_END;
 	const struct ptx_instr *in = &L->fn->instrs[b->pc];
 	enum dx_op op = (enum dx_op)L->ops[b->pc];
+	L->cur = in;
+	if (dx_out_of_time(L))
+		return STEP_STOP;
 	if (++L->steps > L->opts->budget_steps) {
 		dx_unsupported(L, in, "step budget",
 		               "the step budget of %llu instruction steps ran out",
@@ -340,7 +357,8 @@ static void decode_all(struct dx_launch *L)
  * when none can run, a group of waiting ones is released. */
 static void run_all(struct dx_launch *L)
 {
-	while (!L->unsup) {
+	while (!L->unsup && !L->timeout) {
+		L->phase = "executing";
 		if (L->work.len) {
 			struct dx_bundle *b = L->work.items[--L->work.len];
 			int r;
@@ -367,6 +385,9 @@ static void run_all(struct dx_launch *L)
 			if (!is_block_barrier(&L->fn->instrs[pc], (enum dx_op)L->ops[pc]))
 				wpc = (int)pc;
 		}
+		L->cur = &L->fn->instrs[wpc >= 0 ? (unsigned)wpc : L->waiting.items[0]->pc];
+		L->phase = wpc >= 0 ? "resolving the warp instruction" :
+		           "checking the barrier epoch (races, divergence) of";
 		if ((wpc >= 0 ? dx_warp_release(L, (unsigned)wpc) : dx_barrier_release(L)) < 0)
 			break;
 	}
@@ -385,6 +406,8 @@ void dx_launch_run(struct dx_launch *L, const struct obligation *o, uint32_t id,
 	L->fn = fn;
 	L->opts = opts;
 	L->smt = smt;
+	deadline_check_init(&L->dl, opts->deadline, 256);
+	L->phase = "preparing the kernel";
 	L->fn = fn = dx_prepare(L, fn);   /* prepare.c: calls inlined, locals, rollup */
 	if (!L->unsup)
 		dx_atomic_prepare(L, (struct dx_func *)fn);   /* atomic.c: compare-and-swap loops */
@@ -404,9 +427,12 @@ void dx_launch_run(struct dx_launch *L, const struct obligation *o, uint32_t id,
 	if (b)
 		VEC_PUSH(L->work, b);
 	run_all(L);
-	if (!L->unsup)
+	L->cur = NULL;
+	L->phase = "checking the last barrier epoch for races";
+	if (!L->unsup && !L->timeout)
 		dx_shared_finish(L);
-	if (!L->unsup)
+	L->phase = "checking the atomic updates";
+	if (!L->unsup && !L->timeout)
 		dx_atomic_finish(L);
 	while (L->work.len)
 		bundle_free(L->work.items[--L->work.len]);

@@ -26,6 +26,8 @@ struct dx_run {
 	struct smt *smt;
 	const char *file;        /* the last input named, for messages */
 	int status;              /* the worst outcome so far */
+	uint32_t timeouts;       /* launches the deadline stopped */
+	uint32_t not_started;    /* launches after the deadline */
 	size_t findings;         /* finding records passed through */
 };
 

@@ -215,8 +215,14 @@ static void check_uninit(struct dx_launch *L, struct dx_bundle *b, const struct 
 		const struct sym_shwrite *w = &sh->writes.items[i];
 		if (w->epoch > b->epoch || (w->epoch == b->epoch && w->sub >= b->sub))
 			continue;          /* not visible to this read (the epoch's own: a race) */
-		const struct expr *o2 = dx_other(L, w->addr);
 		unsigned ws = etype_size(w->et);
+		uint32_t t1[3], t2[3], c1[3];
+		int k = dx_enum_overlap(L, dom, off, size, w->dom, w->addr, ws, t1, t2, c1);
+		if (k > 0)
+			return;
+		if (k == 0)
+			continue;
+		const struct expr *o2 = dx_other(L, w->addr);
 		const struct expr *ov = e_and(cx, e_op2(cx, EOP_ULT, off, e_op2(cx, EOP_ADD, o2, e_bv(cx, ws, 64))),
 		                              e_op2(cx, EOP_ULT, o2, e_op2(cx, EOP_ADD, off, e_bv(cx, size, 64))));
 		const struct expr *c = e_and(cx, e_and(cx, dom, dx_other(L, w->dom)), ov);

@@ -537,6 +537,38 @@ bool sym_read_finding(const struct record *rec, struct arena *a, struct sym_find
 	return ok;
 }
 
+void sym_write_timeout(struct stream_out *w, const struct sym_timeout *r)
+{
+	out_begin(w, "timeout");
+	out_ku64(w, "prog", r->prog);
+	out_ku64(w, "launch", r->launch);
+	out_kstr(w, "kernel", r->kernel);
+	if (r->line)
+		out_ku64(w, "line", r->line);
+	out_kstr(w, "doing", r->doing);
+	out_kstr(w, "message", r->message);
+	out_end(w);
+}
+
+bool sym_read_timeout(const struct record *rec, struct arena *a, struct sym_timeout *r)
+{
+	bool ok = true;
+	memset(r, 0, sizeof *r);
+	uint64_t prog = rec_u64(rec, "prog", &ok), launch = rec_u64(rec, "launch", &ok);
+	r->kernel = rec_str(rec, "kernel", a, &ok);
+	uint64_t line = rec_u64_opt(rec, "line", 0, &ok);
+	r->doing = rec_str(rec, "doing", a, &ok);
+	r->message = rec_str(rec, "message", a, &ok);
+	if (ok && (prog > 1 || launch >= UINT32_MAX || line > UINT32_MAX)) {
+		rec_error(rec, "field 'prog', 'launch' or 'line' out of range");
+		ok = false;
+	}
+	r->prog = (uint32_t)prog;
+	r->launch = (uint32_t)launch;
+	r->line = (uint32_t)line;
+	return ok;
+}
+
 bool sym_read_unsupported(const struct record *rec, struct arena *a, struct sym_unsupported *r)
 {
 	bool ok = true;

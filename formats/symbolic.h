@@ -13,6 +13,8 @@
  *              others of its block; nothing orders writes of two blocks.
  * finding      a violation of the CUDA model found while executing a launch
  * unsupported  a launch dexec could not execute (with the reason)
+ * timeout      a launch dexec did not finish within its budget (what it
+ *              was doing when the time ran out; not a verdict)
  */
 #ifndef DIRIGO_FORMATS_SYMBOLIC_H
 #define DIRIGO_FORMATS_SYMBOLIC_H
@@ -148,9 +150,18 @@ struct sym_unsupported {             /* "unsupported" */
 	const char *message;
 };
 
+struct sym_timeout {                 /* "timeout" */
+	uint32_t prog, launch;
+	const char *kernel;
+	uint32_t line;               /* PTX line it was at, 0 if none */
+	const char *doing;           /* short: "executing", "race check", "not started" */
+	const char *message;         /* for people: kernel, PTX line, .cu line, what */
+};
+
 void sym_write_writes(struct stream_out *w, const struct sym_writes *r);
 void sym_write_finding(struct stream_out *w, const struct sym_finding *r);
 void sym_write_unsupported(struct stream_out *w, const struct sym_unsupported *r);
+void sym_write_timeout(struct stream_out *w, const struct sym_timeout *r);
 
 /* The origin of an opaque node in launch record r, or NULL when its tag
  * names no entry of r (tag 0: an idiom's own reinterpretation). */
@@ -160,5 +171,6 @@ const struct sym_opaque *sym_opaque_of(const struct sym_writes *r, const struct 
 bool sym_read_writes(const struct record *rec, struct ectx *cx, struct arena *a, struct sym_writes *r);
 bool sym_read_finding(const struct record *rec, struct arena *a, struct sym_finding *r);
 bool sym_read_unsupported(const struct record *rec, struct arena *a, struct sym_unsupported *r);
+bool sym_read_timeout(const struct record *rec, struct arena *a, struct sym_timeout *r);
 
 #endif

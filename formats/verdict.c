@@ -9,13 +9,14 @@
 static const char *const lr_names[] = {
 	[LR_EQUAL] = "equal", [LR_DIFFER] = "differ", [LR_WITHIN_TOL] = "within-tolerance",
 	[LR_UNKNOWN] = "unknown", [LR_UNSUPPORTED] = "unsupported", [LR_UNINIT] = "uninit",
+	[LR_TIMEOUT] = "timeout",
 };
 static const char *const lh_names[] = {
 	[LH_NONE] = "none", [LH_STRUCTURAL] = "structural", [LH_SCREEN] = "screen", [LH_SMT] = "smt",
 };
 static const char *const vr_names[] = {
 	[VR_BUGGY] = "buggy", [VR_CORRECT] = "checked-correct", [VR_UNKNOWN] = "unknown",
-	[VR_UNSUPPORTED] = "unsupported",
+	[VR_UNSUPPORTED] = "unsupported", [VR_TIMEOUT] = "timeout",
 };
 
 static int parse(const char *const *names, int n, const char *s)
@@ -101,6 +102,8 @@ void vd_write_verdict(struct stream_out *w, const struct vd_verdict *r)
 	out_ku64(w, "unknown", r->unknown);
 	out_ku64(w, "unsupported", r->unsupported);
 	out_ku64(w, "uninit", r->uninit);
+	if (r->timeout)
+		out_ku64(w, "timeout", r->timeout);
 	out_ku64(w, "findings", r->findings);
 	out_ku64(w, "locations", r->locations);
 	out_kf64(w, "atol", r->atol);
@@ -257,6 +260,7 @@ bool vd_read_verdict(const struct record *rec, struct arena *a, struct vd_verdic
 	r->within_tol = rec_u64_opt(rec, "within_tol", 0, &ok);
 	r->unsupported = rec_u64_opt(rec, "unsupported", 0, &ok);
 	r->uninit = rec_u64_opt(rec, "uninit", 0, &ok);
+	r->timeout = rec_u64_opt(rec, "timeout", 0, &ok);
 	r->locations = rec_u64_opt(rec, "locations", 0, &ok);
 	const msgpack_object *x;
 	r->atol = (x = rec_get(rec, "atol")) && obj_f64(x, &r->atol) ? r->atol : 1e-2;
@@ -308,6 +312,7 @@ bool vd_check_verdict(const struct record *rec, const struct vd_verdict *v, cons
 		{ "unknown", v->unknown, s->by_result[LR_UNKNOWN] },
 		{ "unsupported", v->unsupported, s->by_result[LR_UNSUPPORTED] },
 		{ "uninit", v->uninit, s->by_result[LR_UNINIT] },
+		{ "timeout", v->timeout, s->by_result[LR_TIMEOUT] },
 		{ "checked", v->checked, s->locations },
 		{ "findings", v->findings, s->findings },
 	};
@@ -327,6 +332,11 @@ bool vd_check_verdict(const struct record *rec, const struct vd_verdict *v, cons
 	if (v->result == VR_CORRECT && (!decided || bad)) {
 		rec_error(rec, "checked-correct with %llu locations decided equal%s", (unsigned long long)decided,
 		          bad ? " and a bug" : "");
+		return false;
+	}
+	if (v->result == VR_TIMEOUT && bad) {
+		rec_error(rec, "timeout with a bug already shown (a differing location, an uninitialised one "
+		          "or a finding): that is buggy");
 		return false;
 	}
 	if (v->result == VR_BUGGY && !bad) {

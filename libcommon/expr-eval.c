@@ -340,6 +340,12 @@ static bool eval_node(const struct expr *x, enum emode mode, e_leaf_val_fn fn, v
 	}
 }
 
+bool e_eval_node(const struct expr *x, enum emode mode, e_leaf_val_fn fn, void *user,
+                 const struct evalue *const *av, struct evalue *out)
+{
+	return eval_node(x, mode, fn, user, av, out);
+}
+
 bool e_eval(const struct expr *e, enum emode mode, e_leaf_val_fn fn, void *user, struct evalue *out)
 {
 	struct idmap memo;   /* id -> index into vals */

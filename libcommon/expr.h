@@ -292,6 +292,12 @@ struct evalue { uint64_t u; long double r; bool b; bool undef; };
  * fill *out and return true, or return false (evaluation fails). */
 typedef bool (*e_leaf_val_fn)(const struct expr *leaf, struct evalue *out, void *user);
 bool e_eval(const struct expr *e, enum emode mode, e_leaf_val_fn fn, void *user, struct evalue *out);
+/* One node's value from its arguments' values (av[i] for x->args[i]; a
+ * LOAD's address is not evaluated): what e_eval does at each node, for a
+ * caller that evaluates one DAG at many points without the per-call
+ * bookkeeping of e_eval. */
+bool e_eval_node(const struct expr *x, enum emode mode, e_leaf_val_fn fn, void *user,
+                 const struct evalue *const *av, struct evalue *out);
 /* One real function in the precision of mode (y: pow's exponent). */
 long double efun_eval(enum efun f, enum emode mode, long double x, long double y);
 

@@ -15,6 +15,9 @@
 #include "../../dexec/report.c"
 #include "../../dexec/shared.c"
 #include "../../dexec/race.c"
+#include "../../dexec/race-enum.c"
+#include "../../dexec/quick.c"
+#include "../../dexec/affine.c"
 #include "../../dexec/warp.c"
 #include "../../dexec/prepare.c"
 #include "../../dexec/call.c"
@@ -74,7 +77,8 @@ static inline void tb_init(struct tb *t, const char *ptx, const char *kernel,
 	l.args = ARENA_NEWN(&t->o.arena, struct obl_arg, 16);
 	VEC_PUSH(t->o.launches, l);
 	t->l = &t->o.launches.items[0];
-	t->opts = (struct dx_opts){ DX_DEFAULT_STEPS, DX_DEFAULT_BUNDLES, 10000, false, NULL };
+	t->opts = (struct dx_opts){ .budget_steps = DX_DEFAULT_STEPS, .max_bundles = DX_DEFAULT_BUNDLES,
+	                            .smt_rlimit = DX_DEFAULT_RLIMIT, .budget = -1, .deadline = DEADLINE_NONE };
 	t->smt = smt_new(10000, 0);
 }
 

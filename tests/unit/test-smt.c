@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "deadline.h"
 #include "expr.h"
 #include "exprs.h"
 #include "smt.h"
@@ -325,8 +326,77 @@ static void test_roundtrip(void)
 	ectx_free(cx);
 }
 
+/* A thread query no solver answers fast: factor a 62-bit semiprime into
+ * two 31-bit coordinates of a huge launch. */
+static const struct expr *factoring(struct ectx *cx)
+{
+	const struct expr *x = e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_resize(cx, e_ctaid(cx, 0), 64, false),
+	                             e_bv(cx, 1024, 64)), e_resize(cx, e_tid(cx, 0), 64, false));
+	const struct expr *y = e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_resize(cx, e_ctaid(cx, 1), 64, false),
+	                             e_bv(cx, 1024, 64)), e_resize(cx, e_tid(cx, 1), 64, false));
+	const struct expr *big = e_and(cx, e_op2(cx, EOP_ULT, e_bv(cx, 1, 64), x), e_op2(cx, EOP_ULT, e_bv(cx, 1, 64), y));
+	/* 2147483647 * 2147483629 */
+	return e_and(cx, big, e_op2(cx, EOP_EQ, e_op2(cx, EOP_MUL, x, y), e_bv(cx, 4611685975477714963ull, 64)));
+}
+
+/* Limits: the resource limit decides "unknown" the same way every time;
+ * the deadline and the per-query timeout interrupt a query, "timeout". */
+static void test_limits(void)
+{
+	struct ectx *cx = ectx_new();
+	struct smt_geom g = { { 1024, 1024, 1 }, { 2097152, 2097152, 1 } };
+	const struct expr *c = factoring(cx);
+	struct smt *s = smt_new(0, 20000);
+	smt_set_stats(s, true);
+	enum smt_result r1 = smt_thread_sat(s, &g, c, NULL, NULL);
+	enum smt_result r2 = smt_thread_sat(s, &g, c, NULL, NULL);
+	ok(r1 == SMT_UNKNOWN && r2 == SMT_UNKNOWN && smt_get_stats(s)->unknown == 2 &&
+	   smt_get_stats(s)->timeouts == 0, "rlimit 20000: unknown, twice, not a timeout");
+	ok(smt_get_stats(s)->rlimit_max >= 20000 && smt_get_stats(s)->rlimit_max < 40000,
+	   "the resource units used are measured (%llu)", (unsigned long long)smt_get_stats(s)->rlimit_max);
+	smt_free(s);
+
+	s = smt_new(0, 0);
+	smt_set_deadline(s, deadline_now() + 0.5);
+	double t0 = now_ms();
+	enum smt_result r = smt_thread_sat(s, &g, c, NULL, NULL);
+	double t = now_ms() - t0;
+	ok(r == SMT_TIMEOUT && t < 3000, "deadline in 0.5 s: timeout after %.0f ms", t);
+	t0 = now_ms();
+	r = smt_thread_sat(s, &g, e_op2(cx, EOP_ULT, e_tid(cx, 0), e_bv(cx, 5, 32)), NULL, NULL);
+	ok(r == SMT_TIMEOUT && now_ms() - t0 < 100, "after the deadline no query starts");
+	smt_free(s);
+
+	s = smt_new(300, 0);
+	t0 = now_ms();
+	r = smt_thread_sat(s, &g, c, NULL, NULL);
+	t = now_ms() - t0;
+	ok(r == SMT_TIMEOUT && t < 3000, "per-query timeout of 300 ms: timeout after %.0f ms", t);
+	r = smt_thread_sat(s, &g, e_op2(cx, EOP_ULT, e_tid(cx, 0), e_bv(cx, 5, 32)), NULL, NULL);
+	ok(r == SMT_SAT, "the next query is answered");
+	smt_free(s);
+
+	/* equivalence: the same for smt_equiv */
+	const struct expr *x = e_input(cx, 0, 0, ET_F32), *y = e_input(cx, 0, 4, ET_F32);
+	const struct expr *p = x;
+	for (int i = 0; i < 12; i++)
+		p = e_op2(cx, EOP_FADD, e_op2(cx, EOP_FMUL, p, y), e_real(cx, 1.0 + i));
+	const struct expr *q = e_op2(cx, EOP_FADD, p, e_op2(cx, EOP_FMUL, e_op2(cx, EOP_FMUL, x, x), e_real(cx, 1e-9)));
+	struct smt_equiv_opts eo = { 0, 0, 100.0, 8 };
+	struct arena a;
+	arena_init(&a);
+	struct smt_witness w;
+	s = smt_new(0, 0);
+	smt_set_deadline(s, deadline_now() - 1);
+	ok(smt_equiv(s, p, q, &eo, &a, &w) == EQ_TIMEOUT, "equivalence after the deadline: timeout");
+	smt_free(s);
+	arena_release(&a);
+	ectx_free(cx);
+}
+
 int main(void)
 {
+	test_limits();
 	struct smt *s = smt_new(10000, 0);
 	struct ectx *cx = ectx_new();
 	test_threads(s, cx);
