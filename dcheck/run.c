@@ -170,8 +170,11 @@ static void timeout_say(const struct tally *t, const struct dcheck_opts *o)
 		warn("timeout: the budget of %g s was spent: %s", o->budget, v->message);
 	else if (v->result == VR_TIMEOUT)
 		warn("timeout: %s", v->message);
-	else if (t->first_timeout)
+	else if (t->first_timeout && o->deadline != DEADLINE_NONE && deadline_now() >= o->deadline)
 		warn("the budget of %g s was spent while checking %s", o->budget, t->first_timeout);
+	else if (t->first_timeout)
+		warn("the time ran out (--smt-timeout %u ms a query) while checking %s", o->smt_timeout_ms,
+		     t->first_timeout);
 }
 
 /* ---- records kept for the workers' copies of the state ------------------------------- */
