@@ -397,6 +397,8 @@ void dx_launch_run(struct dx_launch *L, const struct obligation *o, uint32_t id,
 		dx_shared_finish(L);
 	if (!L->unsup)
 		dx_atomic_finish(L);
+	if (!L->unsup)
+		dx_gread_finish(L);
 	while (L->work.len)
 		bundle_free(L->work.items[--L->work.len]);
 	while (L->waiting.len)
@@ -415,6 +417,7 @@ void dx_launch_release(struct dx_launch *L)
 	VEC_FREE(L->atom_vins);
 	VEC_FREE(L->gacc);
 	dx_shared_free(L->sh);
+	dx_gread_free(L->gr);
 	VEC_FREE(L->writes);
 	VEC_FREE(L->findings);
 	if (L->memo) {

@@ -135,6 +135,7 @@ static void run_launch(struct dx_run *r, struct stream_out *w, uint32_t i)
 			.ms = r->opts.timing ? ms : 0, .writes = L.writes.items, .nwrites = (uint32_t)L.writes.len,
 		};
 		sw.shared = (struct sym_shwrite *)dx_shared_writes(&L, &sw.nshared, &sw.shared_bytes);
+		sw.reads = (struct sym_gread *)dx_greads(&L, &sw.nreads);
 		sym_write_writes(w, &sw);
 		note("launch %u: kernel '%s': %u bundles, %zu writes, %llu steps, %.1f ms", i, l->kernel,
 		     L.nbundles, L.writes.len, (unsigned long long)L.steps, ms);

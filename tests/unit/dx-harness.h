@@ -14,6 +14,7 @@
 #include "../../dexec/report.c"
 #include "../../dexec/shared.c"
 #include "../../dexec/race.c"
+#include "../../dexec/gread.c"
 #include "../../dexec/warp.c"
 #include "../../dexec/prepare.c"
 #include "../../dexec/call.c"
