@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "resolve.h"
 #include "verdict.h"
@@ -32,9 +33,8 @@ struct dcheck_opts {
 	uint64_t smt_rlimit;       /* per solver query; 0: none */
 };
 
-/* Runs dcheck over the named inputs (none: stdin), writing to stdout.
- * Returns the exit status. */
-int dcheck_run(const struct dcheck_opts *o, const char *const *files, int nfiles);
+/* Runs dcheck over the input, writing to out.  Returns the exit status. */
+int dcheck_run(const struct dcheck_opts *o, struct stream_in *in, FILE *out);
 
 /* ---- merge.c ---- */
 

@@ -142,6 +142,8 @@ int main(int argc, char **argv)
 	/* one query never takes more than the whole budget */
 	if (!timeout_given && o.budget >= 0 && o.budget * 1000 < o.smt_timeout_ms)
 		o.smt_timeout_ms = (unsigned)(o.budget * 1000) + 1;
-	int status = dcheck_run(&o, (const char *const *)argv + optind, argc - optind);
+	struct stream_in *in = stream_in_open((const char *const *)argv + optind, argc - optind);
+	int status = dcheck_run(&o, in, stdout);
+	stream_in_close(in);
 	return close_stdout(status);
 }

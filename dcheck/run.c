@@ -104,7 +104,8 @@ void tally_conclude(struct tally *t, const struct dcheck_opts *o, const struct s
 		             arena_printf(a, "torch op %s (program '%s') is unsupported: %s", u->kernel,
 		                          u->prog < 2 && st->obl.names[u->prog] ? st->obl.names[u->prog] : "?", u->what) :
 		             arena_printf(a, "launch %u (%s) is unsupported: %s", u->launch, u->kernel, u->what);
-	} else if (decided >= need) {
+	} else if (decided >= need && decided > 0) {
+		/* never correct from nothing: at least one location decided */
 		v->result = VR_CORRECT;
 		v->message = arena_printf(a, "%llu of %llu locations equal%s%s%s", (unsigned long long)decided,
 		                          (unsigned long long)v->locations,
@@ -113,9 +114,10 @@ void tally_conclude(struct tally *t, const struct dcheck_opts *o, const struct s
 		                          budget_spent ? ", budget spent" : "");
 	} else {
 		v->result = VR_UNKNOWN;
-		v->message = arena_printf(a, "%llu location%s decided, %llu needed%s",
+		v->message = !v->locations ? "the outputs hold no element to compare" :
+		             arena_printf(a, "%llu location%s decided, %llu needed%s",
 		                          (unsigned long long)decided, decided == 1 ? "" : "s",
-		                          (unsigned long long)need, budget_spent ? " (budget spent)" : "");
+		                          (unsigned long long)(need ? need : 1), budget_spent ? " (budget spent)" : "");
 	}
 }
 
@@ -505,7 +507,7 @@ static void check_all(const struct dcheck_opts *o, const struct sym_state *st, c
 	pthread_cond_destroy(&p.done);
 }
 
-int dcheck_run(const struct dcheck_opts *o, const char *const *files, int nfiles)
+int dcheck_run(const struct dcheck_opts *o, struct stream_in *in, FILE *outf)
 {
 	struct ectx *cx = ectx_new();
 	struct sym_state st;
@@ -515,10 +517,9 @@ int dcheck_run(const struct dcheck_opts *o, const char *const *files, int nfiles
 	msgpack_sbuffer_init(&kept.buf);
 	arena_init(&keep);
 	sym_state_init(&st, cx);
-	struct stream_in *in = stream_in_open(files, nfiles);
-	struct stream_out *out = stream_out_new(stdout);
+	struct stream_out *out = stream_out_new(outf);
 	struct record rec;
-	const char *file = nfiles ? files[nfiles - 1] : "-";
+	const char *file = "-";
 	int k, status = EXIT_OK;
 	while ((k = stream_in_next(in, &rec)) > 0) {
 		file = arena_strdup(&keep, rec.file);
@@ -532,7 +533,7 @@ int dcheck_run(const struct dcheck_opts *o, const char *const *files, int nfiles
 		out_pass(out, &rec, "verdict", own_records);
 	}
 	kept.file = file;
-	if (k != 0 || !sym_state_finish(&st, file, true)) {
+	if (k != 0 || !sym_state_finish(&st, file, true) || !obligation_check_outputs(&st.obl, st.findings.len, file)) {
 		status = EXIT_TROUBLE;
 	} else {
 		struct tally t;
@@ -546,9 +547,7 @@ int dcheck_run(const struct dcheck_opts *o, const char *const *files, int nfiles
 		note("%s: %s", verdict_result_name(t.v.result), t.v.message);
 		status = verdict_status(t.v.result);
 	}
-	stream_in_close(in);
-	if (stream_out_free(out) < 0)
-		status = EXIT_TROUBLE;
+	status = stream_out_close(out, status);
 	msgpack_sbuffer_destroy(&kept.buf);
 	VEC_FREE(kept.recs);
 	sym_state_release(&st);

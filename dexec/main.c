@@ -30,19 +30,6 @@ static bool parse_u64(const char *s, uint64_t *v)
 	return true;
 }
 
-/* What dexec writes, which a rerun on its own output replaces: write sets,
- * and the findings and unsupported records of launches (dmerge's, for
- * torch ops and output shapes, name no launch and stay). */
-static bool own_record(const struct record *rec)
-{
-	if (strcmp(rec->type, "writes") == 0)
-		return true;
-	if (strcmp(rec->type, "unsupported") != 0 && strcmp(rec->type, "finding") != 0)
-		return false;
-	bool ok = true;
-	return rec_u64_opt(rec, "launch", UINT32_MAX, &ok) != UINT32_MAX;
-}
-
 int main(int argc, char **argv)
 {
 	diag_set_prog("dexec");
@@ -90,34 +77,8 @@ int main(int argc, char **argv)
 		}
 	}
 
-	struct dx_run run;
-	dx_run_init(&run, &opts);
 	struct stream_in *in = stream_in_open((const char *const *)argv + optind, argc - optind);
-	struct stream_out *w = stream_out_new(stdout);
-	struct record rec;
-	int status = EXIT_OK, k;
-	while ((k = stream_in_next(in, &rec)) == 1) {
-		if (!rec_require_kind(&rec, "obligation", "dmerge")) {
-			status = EXIT_TROUBLE;
-			goto out;
-		}
-		if (own_record(&rec))
-			continue;
-		if (dx_run_take(&run, &rec) < 0) {
-			status = EXIT_TROUBLE;
-			goto out;
-		}
-		out_pass(w, &rec, "symbolic", NULL);
-	}
-	if (k < 0) {
-		status = EXIT_TROUBLE;
-		goto out;
-	}
-	status = dx_run_finish(&run, w);
-out:
+	int status = dexec_run(&opts, in, stdout);
 	stream_in_close(in);
-	if (stream_out_free(w) < 0)
-		status = EXIT_TROUBLE;
-	dx_run_release(&run);
 	return close_stdout(status);
 }

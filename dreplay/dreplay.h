@@ -23,7 +23,9 @@ struct dreplay_opts {
 	bool gpu;                    /* --gpu: rerun the programs on a GPU */
 };
 
-int dreplay_run(const struct dreplay_opts *o, const char *const *files, int nfiles);
+/* dreplay over the input, writing the stream to out.  Returns the exit
+ * status. */
+int dreplay_run(const struct dreplay_opts *o, struct stream_in *in, FILE *out);
 
 /* Where a program stored the witness location: the PTX line of the store
  * and its .cu file and line when the PTX has .loc information. */

@@ -69,5 +69,8 @@ int main(int argc, char **argv)
 		     "without --gpu the witnesses are replayed on the CPU by the PTX interpreter");
 		return close_stdout(EXIT_UNDECIDED);
 	}
-	return close_stdout(dreplay_run(&o, (const char *const *)argv + optind, argc - optind));
+	struct stream_in *in = stream_in_open((const char *const *)argv + optind, argc - optind);
+	int status = dreplay_run(&o, in, stdout);
+	stream_in_close(in);
+	return close_stdout(status);
 }

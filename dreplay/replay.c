@@ -94,7 +94,8 @@ uint8_t **witness_inputs(const struct obligation *ob, const struct vd_witness *w
 	for (uint32_t k = 0; k < w->ninputs; k++) {
 		const struct vd_input *v = &w->inputs[k];
 		unsigned size = etype_size(v->et);
-		if (v->input >= ob->inputs.len || v->off + size > ob->inputs.items[v->input].bytes) {
+		if (v->input >= ob->inputs.len || v->off > ob->inputs.items[v->input].bytes ||
+		    size > ob->inputs.items[v->input].bytes - v->off) {
 			*err = "a witness element lies outside its input";
 			return NULL;
 		}
@@ -323,10 +324,19 @@ void replay_witness(struct resolver *r, const struct sym_state *st, const struct
 	if (rp->ptx_ran) {
 		double tol = atol + rtol * fabs(rp->ref_ptx);
 		rp->confirmed = differs(rp->ref_ptx, rp->opt_ptx, tol);
+		rp->shown = rp->confirmed ? RS_PROGRAMS : RS_NONE;
 		if (model && !rp->confirmed)
 			rp->message = "the symbolic model differs here, but the PTX of the programs does not";
 	} else {
-		rp->confirmed = model;
+		/* Only a run of both programs that shows the difference
+		 * confirms a witness: the model evaluated again is the same
+		 * model that made it. */
+		rp->confirmed = false;
+		rp->shown = model ? RS_MODEL_ONLY : RS_NONE;
+		if (model)
+			rp->message = arena_printf(a, "a difference in the model only: the programs could not be "
+			                           "run on the witness (%s)",
+			                           rp->ptx_error ? rp->ptx_error : "no reason given");
 	}
 	for (uint32_t k = 0; k < w->ninputs && !rp->message; k++) {
 		const struct obl_input *x = w->inputs[k].input < ob->inputs.len ?

@@ -17,53 +17,80 @@ static const char *const own_records[] = { "replay", "report", NULL };
 
 struct gathered {
 	VEC(struct vd_witness) witnesses;
-	VEC(size_t) windex;                  /* record index of each witness */
 	VEC(struct vd_location) uninit;
 	struct vd_verdict verdict;
 	bool have_verdict;
+	struct vd_seen seen;                 /* locations and findings the stream holds */
+	bool last_loc;                       /* the record before was a location: */
+	struct vd_location prev;
 };
 
-/* 1 taken, 0 not ours, -1 bad. */
-static int take(struct gathered *g, const struct record *rec, struct arena *a)
+/* Whether [off, off + size of et) lies in output 'output' of st; else a
+ * message naming rec. */
+static bool in_output(const struct record *rec, const struct sym_state *st, uint32_t output,
+                      uint64_t off, enum etype et)
 {
+	if (output < st->obl.outputs.len && off <= st->obl.outputs.items[output].bytes &&
+	    etype_size(et) <= st->obl.outputs.items[output].bytes - off)
+		return true;
+	if (output < st->obl.outputs.len)
+		rec_error(rec, "location outside output %u (%llu bytes)", output,
+		          (unsigned long long)st->obl.outputs.items[output].bytes);
+	else
+		rec_error(rec, "location outside output %u (the stream holds %zu outputs)", output,
+		          st->obl.outputs.len);
+	return false;
+}
+
+/* 1 taken, 0 not ours, -1 bad.  Records refer to the obligation before
+ * them: indices are checked here, as they are read. */
+static int take(struct gathered *g, const struct record *rec, const struct sym_state *st,
+                struct arena *a)
+{
+	bool was_loc = g->last_loc;
+	g->last_loc = false;
+	static const char *const before_verdict[] = { "location", "witness", "finding", "writes" };
+	for (size_t i = 0; g->have_verdict && i < sizeof before_verdict / sizeof *before_verdict; i++)
+		if (strcmp(rec->type, before_verdict[i]) == 0) {
+			rec_error(rec, "a %s record after the verdict (which counts what comes before it)",
+			          rec->type);
+			return -1;
+		}
 	if (strcmp(rec->type, "witness") == 0) {
 		struct vd_witness w;
-		if (!vd_read_witness(rec, a, &w))
+		if (!vd_read_witness(rec, a, &w) || !in_output(rec, st, w.output, w.off, w.et))
 			return -1;
+		if (!was_loc || g->prev.output != w.output || g->prev.index != w.index) {
+			rec_error(rec, "a witness for output %u index %llu without its location record before it",
+			          w.output, (unsigned long long)w.index);
+			return -1;
+		}
 		VEC_PUSH(g->witnesses, w);
-		VEC_PUSH(g->windex, rec->index);
 		return 1;
 	}
 	if (strcmp(rec->type, "location") == 0) {
 		struct vd_location l;
-		if (!vd_read_location(rec, a, &l))
+		if (!vd_read_location(rec, a, &l) || !in_output(rec, st, l.output, l.off, l.et))
 			return -1;
 		if (l.result == LR_UNINIT)
 			VEC_PUSH(g->uninit, l);
+		vd_seen_count(&g->seen, &l);
+		g->last_loc = true;
+		g->prev = l;
 		return 1;
 	}
 	if (strcmp(rec->type, "verdict") == 0) {
-		if (!vd_read_verdict(rec, a, &g->verdict))
+		if (g->have_verdict) {
+			rec_error(rec, "a second verdict record");
+			return -1;
+		}
+		g->seen.findings = st->findings.len;
+		if (!vd_read_verdict(rec, a, &g->verdict) || !vd_check_verdict(rec, &g->verdict, &g->seen))
 			return -1;
 		g->have_verdict = true;
 		return 1;
 	}
 	return 0;
-}
-
-static bool check_witnesses(const struct gathered *g, const struct sym_state *st, const char *file)
-{
-	for (size_t i = 0; i < g->witnesses.len; i++) {
-		const struct vd_witness *w = &g->witnesses.items[i];
-		if (w->output >= st->obl.outputs.len ||
-		    w->off > st->obl.outputs.items[w->output].bytes ||
-		    etype_size(w->et) > st->obl.outputs.items[w->output].bytes - w->off) {
-			warn("%s: record %zu (witness): location outside output %u", file, g->windex.items[i],
-			     w->output);
-			return false;
-		}
-	}
-	return true;
 }
 
 static void summarise(const struct gathered *g, const struct replayed *rep, const struct sym_state *st,
@@ -97,6 +124,14 @@ static void summarise(const struct gathered *g, const struct replayed *rep, cons
 	} else if (g->verdict.result == VR_BUGGY) {
 		s->result = VR_UNKNOWN;
 		s->message = "no witness was confirmed by replay";
+		for (size_t i = 0; i < g->witnesses.len; i++)
+			if (rep[i].r.shown == RS_MODEL_ONLY) {
+				s->message = arena_printf(a, "no witness was confirmed by replay: output %u index %llu "
+				                          "differs in the model only; the programs could not be run on "
+				                          "it (%s)", rep[i].w.output, (unsigned long long)rep[i].w.index,
+				                          rep[i].r.ptx_error ? rep[i].r.ptx_error : "no reason given");
+				break;
+			}
 	} else {
 		s->result = g->verdict.result;
 		s->message = g->verdict.message;
@@ -163,7 +198,7 @@ static int replay_all(const struct dreplay_opts *opts, struct gathered *g, const
 	if (o->sarif && !sarif_write(o->sarif, &d))
 		status = EXIT_TROUBLE;
 	if (kept->out) {
-		bool ok = stream_out_free(kept->out) == 0;
+		bool ok = stream_out_close(kept->out, EXIT_OK) == EXIT_OK;
 		kept->out = NULL;
 		if (fclose(kept->f) != 0 || !ok)
 			die("cannot keep the stream for the bundle");
@@ -178,7 +213,7 @@ static int replay_all(const struct dreplay_opts *opts, struct gathered *g, const
 	return status;
 }
 
-int dreplay_run(const struct dreplay_opts *o, const char *const *files, int nfiles)
+int dreplay_run(const struct dreplay_opts *o, struct stream_in *in, FILE *outf)
 {
 	struct ectx *cx = ectx_new();
 	struct sym_state st;
@@ -187,8 +222,7 @@ int dreplay_run(const struct dreplay_opts *o, const char *const *files, int nfil
 	memset(&g, 0, sizeof g);
 	arena_init(&keep);
 	sym_state_init(&st, cx);
-	struct stream_in *in = stream_in_open(files, nfiles);
-	struct stream_out *out = stream_out_new(stdout);
+	struct stream_out *out = stream_out_new(outf);
 	struct kept kept = { NULL, NULL, 0, NULL };
 	if (o->bundle) {
 		if (!(kept.f = open_memstream(&kept.buf, &kept.len)))
@@ -196,12 +230,12 @@ int dreplay_run(const struct dreplay_opts *o, const char *const *files, int nfil
 		kept.out = stream_out_new(kept.f);
 	}
 	struct record rec;
-	const char *file = nfiles ? files[nfiles - 1] : "-";
+	const char *file = "-";
 	int k, status;
 	while ((k = stream_in_next(in, &rec)) > 0) {
 		file = arena_strdup(&keep, rec.file);
 		if (!rec_require_kind(&rec, "verdict", "dcheck") ||
-		    sym_state_take(&st, &rec) < 0 || take(&g, &rec, &keep) < 0) {
+		    sym_state_take(&st, &rec) < 0 || take(&g, &rec, &st, &keep) < 0) {
 			k = -1;
 			break;
 		}
@@ -209,7 +243,7 @@ int dreplay_run(const struct dreplay_opts *o, const char *const *files, int nfil
 		if (kept.out && strcmp(rec.type, "replay") != 0 && strcmp(rec.type, "report") != 0)
 			out_pass(kept.out, &rec, "verdict", own_records);
 	}
-	if (k != 0 || !sym_state_finish(&st, file, true) || !check_witnesses(&g, &st, file)) {
+	if (k != 0 || !sym_state_finish(&st, file, true) || !obligation_check_outputs(&st.obl, st.findings.len, file)) {
 		status = EXIT_TROUBLE;
 	} else if (!g.have_verdict) {
 		warn("%s: no verdict record (run dcheck first)", file);
@@ -222,11 +256,8 @@ int dreplay_run(const struct dreplay_opts *o, const char *const *files, int nfil
 	if (kept.f)
 		fclose(kept.f);
 	free(kept.buf);
-	stream_in_close(in);
-	if (stream_out_free(out) < 0)
-		status = EXIT_TROUBLE;
+	status = stream_out_close(out, status);
 	VEC_FREE(g.witnesses);
-	VEC_FREE(g.windex);
 	VEC_FREE(g.uninit);
 	sym_state_release(&st);
 	ectx_free(cx);

@@ -285,3 +285,47 @@ bool vd_read_verdict(const struct record *rec, struct arena *a, struct vd_verdic
 		r->has_elapsed = obj_f64(x, &r->elapsed_s);
 	return ok;
 }
+
+void vd_seen_count(struct vd_seen *s, const struct vd_location *l)
+{
+	if (l->result < LR__COUNT)
+		s->by_result[l->result]++;
+	s->locations++;
+}
+
+bool vd_check_verdict(const struct record *rec, const struct vd_verdict *v, const struct vd_seen *s)
+{
+	struct { const char *name; uint64_t said, seen; } c[] = {
+		{ "equal", v->equal, s->by_result[LR_EQUAL] },
+		{ "within_tol", v->within_tol, s->by_result[LR_WITHIN_TOL] },
+		{ "differ", v->differ, s->by_result[LR_DIFFER] },
+		{ "unknown", v->unknown, s->by_result[LR_UNKNOWN] },
+		{ "unsupported", v->unsupported, s->by_result[LR_UNSUPPORTED] },
+		{ "uninit", v->uninit, s->by_result[LR_UNINIT] },
+		{ "checked", v->checked, s->locations },
+		{ "findings", v->findings, s->findings },
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+		if (c[i].said != c[i].seen) {
+			rec_error(rec, "field '%s' says %llu, the stream holds %llu", c[i].name,
+			          (unsigned long long)c[i].said, (unsigned long long)c[i].seen);
+			return false;
+		}
+	uint64_t decided = v->equal + v->within_tol;
+	bool bad = v->differ || v->uninit || v->findings;
+	if (v->locations && v->checked > v->locations && !v->sharded) {
+		rec_error(rec, "%llu locations checked of %llu", (unsigned long long)v->checked,
+		          (unsigned long long)v->locations);
+		return false;
+	}
+	if (v->result == VR_CORRECT && (!decided || bad)) {
+		rec_error(rec, "checked-correct with %llu locations decided equal%s", (unsigned long long)decided,
+		          bad ? " and a bug" : "");
+		return false;
+	}
+	if (v->result == VR_BUGGY && !bad) {
+		rec_error(rec, "buggy without a differing location, an uninitialised one or a finding");
+		return false;
+	}
+	return true;
+}

@@ -107,4 +107,21 @@ bool vd_read_location(const struct record *rec, struct arena *a, struct vd_locat
 bool vd_read_witness(const struct record *rec, struct arena *a, struct vd_witness *r);
 bool vd_read_verdict(const struct record *rec, struct arena *a, struct vd_verdict *r);
 
+/* Invariants of a verdict stream, checked before anything is concluded
+ * from it (dirigo-verdict(5), RULES).  What a reader saw: the location
+ * records by result and the finding records. */
+struct vd_seen {
+	uint64_t by_result[LR__COUNT];
+	uint64_t locations;
+	uint64_t findings;
+};
+/* Counts location l (read from a stream) in *s. */
+void vd_seen_count(struct vd_seen *s, const struct vd_location *l);
+/* The verdict record rec (read as *v) against what the stream holds: its
+ * counts are those of the location and finding records, they add up, and
+ * its result follows from them (checked-correct: at least one location
+ * decided equal and nothing buggy; buggy: something buggy).  False after
+ * a message naming the record. */
+bool vd_check_verdict(const struct record *rec, const struct vd_verdict *v, const struct vd_seen *s);
+
 #endif

@@ -13,7 +13,8 @@ le32() {
 }
 
 # mkobl PTX KERNEL GRIDX BLOCKX N BYTES_AB BYTES_C: an obligation with one
-# launch of a kernel (a, b, c, n) over three fresh buffers.
+# launch of a kernel (a, b, c, n) over three fresh buffers; its output pair
+# is c against a buffer of the second program that nothing writes.
 mkobl() {
 	ptx=$(base64 -w0 <"$1")
 	z='{"$bin":"AAAAAAAAAAA="}'
@@ -25,8 +26,11 @@ mkobl() {
 		echo "{\"t\":\"value\",\"value\":$((2*b)),\"prog\":0,\"buf\":$b,\"version\":0,\"bytes\":$bytes,\"def\":\"uninit\"}"
 		echo "{\"t\":\"value\",\"value\":$((2*b+1)),\"prog\":0,\"buf\":$b,\"version\":1,\"bytes\":$bytes,\"def\":\"launch\",\"prev\":$((2*b)),\"launch\":0}"
 	done
+	echo "{\"t\":\"value\",\"value\":6,\"prog\":1,\"buf\":0,\"version\":0,\"bytes\":$7,\"def\":\"uninit\"}"
 	echo "{\"t\":\"module\",\"module\":0,\"prog\":0,\"ptx\":{\"\$bin\":\"$ptx\"}}"
 	echo "{\"t\":\"launch\",\"launch\":0,\"prog\":0,\"seq\":0,\"module\":0,\"kernel\":\"$2\",\"grid\":[$3,1,1],\"block\":[$4,1,1],\"shmem\":0,\"args\":[{\"param\":\"a\",\"size\":8,\"raw\":$z,\"in\":0,\"out\":1,\"off\":0},{\"param\":\"b\",\"size\":8,\"raw\":$z,\"in\":2,\"out\":3,\"off\":0},{\"param\":\"c\",\"size\":8,\"raw\":$z,\"in\":4,\"out\":5,\"off\":0},{\"param\":\"n\",\"size\":4,\"raw\":{\"\$bin\":\"$(le32 "$5")\"}}]}"
+	echo "{\"t\":\"output\",\"output\":0,\"bytes\":$7,\"name\":\"c\",\"values\":[5,6],\"offs\":[0,0]}"
+	echo "{\"t\":\"end\"}"
 	} | dcat -r
 }
 
@@ -46,11 +50,12 @@ test_expect_success 'vec_add: one write, exit 0' '
 '
 
 test_expect_success 'vec_add: every input record passes through in order' '
-	dcat obl | tail -n +2 >in.json &&
+	dcat obl | tail -n +2 | sed "\$d" >in.json &&
 	head -n 1 sym.json | jq -e ".stream == \"symbolic\"" >/dev/null &&
 	tail -n +2 sym.json | head -n $(wc -l <in.json) >head.json &&
 	test_cmp in.json head.json &&
-	test $(wc -l <sym.json) = $(( $(wc -l <in.json) + 2 ))
+	test $(wc -l <sym.json) = $(( $(wc -l <in.json) + 3 )) &&
+	tail -n 1 sym.json | jq -e ".t == \"end\" and .counts.writes == 1" >/dev/null
 '
 
 test_expect_success 'vec_add: the write value is fadd of two loads' '
@@ -121,10 +126,10 @@ test_expect_success 'dexec replaces the findings of an earlier run: a stale one 
 	mkobl "$FIX/vec_add.ptx" $VEC 4 256 1024 4096 4000 >obl &&
 	test_must_fail --status=1 dexec obl >sym &&
 	mkobl "$FIX/vec_add.ptx" $VEC 4 256 1000 4000 4000 >obl2 &&
-	dcat sym | grep "\"finding\"" >f.jsonl &&
-	{ dcat obl2 && cat f.jsonl; } | dcat -r >obl3 &&
+	dcat sym | jq -c "select(.t == \"finding\")" >f.jsonl &&
+	{ dcat obl2 | sed "\$d" && cat f.jsonl && echo "{\"t\":\"end\"}"; } | dcat -r >obl3 &&
 	dexec obl3 >sym3 &&
-	test -z "$(dcat sym3 | grep "\"finding\"")" &&
+	test -z "$(dcat sym3 | jq -c "select(.t == \"finding\")")" &&
 	test_must_fail --status=1 dexec sym >/dev/null
 '
 

@@ -197,7 +197,7 @@ static void test_record(const char *ptx)
 	                         .writes = L->writes.items, .nwrites = (uint32_t)L->writes.len };
 	sw.shared = (struct sym_shwrite *)dx_shared_writes(L, &sw.nshared, &sw.shared_bytes);
 	sym_write_writes(w, &sw);
-	stream_out_free(w);
+	stream_out_close(w, EXIT_OK);
 	fclose(f);
 	const char *paths[1] = { path };
 	struct stream_in *in = stream_in_open(paths, 1);
