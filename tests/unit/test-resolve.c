@@ -106,7 +106,9 @@ static void end_launch(struct fix *f, uint32_t l)
 	ws.prog = f->st.obl.launches.items[l].prog;
 	ws.kernel = f->st.obl.launches.items[l].kernel;
 	ws.nwrites = (uint32_t)f->pending.len;
-	ws.writes = arena_memdup(&f->st.arena, f->pending.items, f->pending.len * sizeof *f->pending.items + 1);
+	ws.writes = ARENA_NEWN(&f->st.arena, struct sym_write, f->pending.len ? f->pending.len : 1);
+	if (f->pending.len)
+		memcpy(ws.writes, f->pending.items, f->pending.len * sizeof *f->pending.items);
 	VEC_PUSH(f->st.writes, ws);
 	f->pending.len = 0;
 }
