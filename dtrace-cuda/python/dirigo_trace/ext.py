@@ -13,11 +13,12 @@ itself (see dtrace-cuda(1), section KERNELBENCH):
     $DIRIGO_CUDA_ARCH; the C++ sources with the host compiler at -O0;
     against torch's headers (torch.utils.cpp_extension.include_paths())
     and Python's;
-  * with a copy of compat/ first on the include path (a stub of
+  * with a copy of compat/'s headers first on the include path (a stub of
     c10/cuda/impl/cuda_cmake_macros.h, which CPU torch lacks), its
     dirigo_compat.h included before each source, and compat.cpp (streams,
-    device queries, the C10_CUDA_CHECK helper) linked in, built once per
-    toolchain (the Compat entry of the cache);
+    device queries, the C10_CUDA_CHECK helper) built once per toolchain
+    into libdirigo_compat.so, which import_so loads before the extension
+    (Compat);
   * after rewriting the sources and the local headers they include
     (REWRITES below) so that checks for CUDA tensors accept the CPU tensors
     they get: x.is_cuda() becomes x.is_cpu(), kCUDA becomes kCPU, x.cuda()
@@ -43,7 +44,7 @@ from . import extcache, hostpch, nvbuild
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 COMPAT = os.path.join(HERE, "compat")
-BUILDER_VERSION = "2"
+BUILDER_VERSION = "3"
 
 # (pattern, replacement), applied in order to every C++ and CUDA source.
 REWRITES = [
@@ -151,61 +152,82 @@ def _arch_flags():
     return ["-gencode", "arch=compute_%s,code=compute_%s" % (arch, arch)]
 
 
-def _compat_files():
+def _compat_files(headers_only):
     out = []
     for dirpath, _, files in os.walk(COMPAT):
         for fn in sorted(files):
+            if headers_only and not fn.endswith(".h"):
+                continue
             p = os.path.join(dirpath, fn)
             out.append((os.path.relpath(p, COMPAT), p))
     return sorted(out)
 
 
+def _copy_entry(kind, tc, files):
+    """The cache entry KIND-KEY holding a copy of files (compat/ paths)
+    under src/, KEY their contents and the toolchain's."""
+    parts = [kind + " 1", tc.fingerprint]
+    for rel, p in files:
+        with open(p, "rb") as f:
+            parts += [rel, f.read()]
+    d = extcache.entry(kind, extcache.key(*parts))
+    ok = os.path.join(d, "copied")
+    if not os.path.exists(ok):
+        with extcache.locked(d):
+            if not os.path.exists(ok):
+                for rel, p in files:
+                    dst = os.path.join(d, "src", rel)
+                    os.makedirs(os.path.dirname(dst), exist_ok=True)
+                    shutil.copyfile(p, dst + ".tmp")
+                    extcache.publish(dst + ".tmp", dst)
+                open(ok, "w").close()
+    return d
+
+
 class Compat:
-    """The compat entry of the cache: a copy of compat/ (its headers are on
-    every build's include path, so no build names a checkout's files) and
-    compat.o, built once per toolchain and compat sources."""
+    """compat/ in the cache, so that no build names a checkout's files: the
+    headers every source includes (entry compat-KEY, KEY their contents:
+    part of every extension's key), and libdirigo_compat.so, built from
+    compat.cpp once per toolchain and compat sources (entry compatlib-KEY)
+    and loaded before each extension (import_so): an extension does not
+    link it, so changing compat.cpp rebuilds one small library, not every
+    extension."""
 
     def __init__(self, tc):
-        files = _compat_files()
-        parts = ["compat 1", tc.fingerprint]
-        for rel, p in files:
-            with open(p, "rb") as f:
-                parts += [rel, f.read()]
-        self.dir = extcache.entry("compat", extcache.key(*parts))
-        self.obj = os.path.join(self.dir, "compat.o")
-        ok = os.path.join(self.dir, "headers")
-        if not os.path.exists(ok):
-            with extcache.locked(self.dir):
-                if not os.path.exists(ok):
-                    for rel, p in files:
-                        dst = os.path.join(self.dir, "src", rel)
-                        os.makedirs(os.path.dirname(dst), exist_ok=True)
-                        shutil.copyfile(p, dst + ".tmp")
-                        extcache.publish(dst + ".tmp", dst)
-                    open(ok, "w").close()
+        self.tc = tc
+        self.dir = _copy_entry("compat", tc, _compat_files(True))
         self.include = os.path.join(self.dir, "src")
         self.header = os.path.join(self.include, "dirigo_compat.h")
+        self.libdir = None
 
-    def phase(self, cflags):
-        """The phase that builds compat.o when it is missing (waiting for
-        another builder making it), else None."""
-        if os.path.exists(self.obj):
-            return None
-
-        def make(ph, log):
-            with extcache.locked(self.dir):
-                if os.path.exists(self.obj):
-                    ph.note = "built by another"
-                    return 0
-                tmp = "%s.%d.tmp" % (self.obj, os.getpid())
-                st = nvbuild.call(ph, [toolchain().cxx] + cflags +
-                                  ["-c", os.path.join(self.include, "compat.cpp"), "-o", tmp], log)
-                if st == 0:
-                    extcache.publish(tmp, self.obj)
-                    ph.note = "built"
-                return st
-
-        return nvbuild.Phase("compat", fn=make, cwd=self.dir)
+    def library(self):
+        """The path of libdirigo_compat.so, built if missing (waiting for
+        another builder making it)."""
+        tc = self.tc
+        if self.libdir is None:
+            self.libdir = _copy_entry("compatlib", tc, _compat_files(False))
+        lib = os.path.join(self.libdir, "libdirigo_compat.so")
+        if os.path.exists(lib):
+            return lib
+        with extcache.locked(self.libdir):
+            if os.path.exists(lib):
+                return lib
+            src = os.path.join(self.libdir, "src")
+            flags = (["-std=c++17", "-fPIC", "-O1", "-w", "-I" + src] +
+                     ["-I" + p for p in tc.includes] +
+                     ["-D_GLIBCXX_USE_CXX11_ABI=%d" % tc.abi, "-include",
+                      os.path.join(src, "dirigo_compat.h")])
+            tmp = "%s.%d.tmp" % (lib, os.getpid())
+            ph = nvbuild.Phase("compat library", [tc.cxx, "-shared"] + flags +
+                               [os.path.join(src, "compat.cpp"), "-o", tmp] + tc.link,
+                               _env(), cwd=self.libdir)
+            try:
+                nvbuild.run([ph], self.libdir)
+            except nvbuild.Failed:
+                raise BuildError("the compat library did not build (see %s)" %
+                                 os.path.join(self.libdir, "phase-compat-library.log"))
+            extcache.publish(tmp, lib)
+        return lib
 
 
 def _local_headers(texts, dirs):
@@ -272,7 +294,7 @@ def _error_lines(d, phases):
     return out[:8]
 
 
-def _write_log(d, phases, t0, cached_compat):
+def _write_log(d, phases, t0):
     """build.log: every phase's log, in order; timing.json: the phases'
     wall and CPU times (bench/build-time.sh reads it)."""
     with open(os.path.join(d, "build.log"), "w") as log:
@@ -283,7 +305,7 @@ def _write_log(d, phases, t0, cached_compat):
                     log.write("## %s (%s)\n" % (ph.name, ph.status) + f.read())
             except OSError:
                 pass
-    rec = {"total": round(time.monotonic() - t0, 3), "compat_built": not cached_compat,
+    rec = {"total": round(time.monotonic() - t0, 3),
            "phases": [{"name": ph.name, "start": ph.start and round(ph.start, 3),
                        "end": ph.end and round(ph.end, 3), "cpu": round(ph.cpu, 3),
                        "status": ph.status, "note": ph.note} for ph in phases]}
@@ -314,12 +336,13 @@ def build(name, cpp_sources=(), cuda_sources=(), extra_cflags=(), extra_cuda_cfl
     texts = [t for _, t in list(cpp_sources) + list(cuda_sources)]
     parts = [BUILDER_VERSION, tc.fingerprint, os.path.basename(compat.dir), " ".join(cflags),
              " ".join(nvflags), " ".join(extra_ldflags), "phased %s" % _phased()]
-    parts += ["rewrite %s %s" % (pat.pattern, rep) for pat, rep in REWRITES]
+    # The sources as compiled (rewritten): a change of REWRITES rebuilds
+    # only the extensions it changes.
     for fname, text in list(cpp_sources) + list(cuda_sources):
-        parts += [fname, text]
+        parts += [fname, rewrite(text)]
     headers = _local_headers(texts, src_dirs)
     for hname, data in headers:
-        parts += ["header " + hname, data]
+        parts += ["header " + hname, rewrite(data.decode("utf-8", "replace"))]
     k = extcache.key(*parts)
     subst = {"{compat}": compat.include}
     subst.update({"{src%d}" % i: p for i, p in enumerate(src_dirs)})
@@ -344,9 +367,6 @@ def build(name, cpp_sources=(), cuda_sources=(), extra_cflags=(), extra_cuda_cfl
         t0 = time.monotonic()
         env = _env()
         phases, objs = [], []
-        cph = compat.phase(cflags)
-        if cph is not None:
-            phases.append(cph)
         _write_headers(d, headers)
         for i, (fname, text) in enumerate(cpp_sources):
             with open(os.path.join(d, fname), "w") as f:
@@ -360,6 +380,8 @@ def build(name, cpp_sources=(), cuda_sources=(), extra_cflags=(), extra_cuda_cfl
             obj = os.path.splitext(fname)[0] + ".o"
             objs.append(obj)
             args = nvflags + ["--keep", "--keep-dir", ".", "-c", fname, "-o", obj]
+            with open(os.path.join(d, os.path.splitext(fname)[0] + ".nvcc.json"), "w") as f:
+                json.dump(args, f)       # how to compile it with nvcc itself
             got = nvbuild.plan(tc.nvcc, args, d, env, i) if _phased() else None
             if got is None:
                 ps = [nvbuild.Phase("nvcc", [tc.nvcc] + nvflags + ["-c", fname, "-o", obj], env,
@@ -375,18 +397,18 @@ def build(name, cpp_sources=(), cuda_sources=(), extra_cflags=(), extra_cuda_cfl
             phases += _rename(ps, "" if len(cuda_sources) == 1 else " %d" % i)
         tmp = so + ".tmp"
         phases.append(nvbuild.Phase("link", [tc.nvcc, "-shared", "-cudart", "shared", "-Xcompiler",
-                                             "-fPIC", "-o", tmp] + objs + [compat.obj] + tc.link +
+                                             "-fPIC", "-o", tmp] + objs + tc.link +
                                     list(extra_ldflags), env,
                                     after=[ph.name for ph in phases], cwd=d))
         try:
             nvbuild.run(phases, d, t0)
         except nvbuild.Failed:
-            _write_log(d, phases, t0, cph is None)
+            _write_log(d, phases, t0)
             lines = _error_lines(d, phases)
             raise BuildError("the extension did not build (see %s)%s" %
                              (os.path.join(d, "build.log"),
                               ":\n" + "\n".join(lines) if lines else ""))
-        _write_log(d, phases, t0, cph is None)
+        _write_log(d, phases, t0)
         extcache.publish(tmp, so)
     return so
 
@@ -398,7 +420,13 @@ def _phased():
 
 
 def import_so(name, so):
-    """Imports the extension module name from its .so."""
+    """Imports the extension module name from its .so, after the compat
+    library it needs (loaded into the global namespace)."""
+    import ctypes
+    tc = toolchain()
+    if tc.compat is None:
+        tc.compat = Compat(tc)
+    ctypes.CDLL(tc.compat.library(), mode=ctypes.RTLD_GLOBAL)
     spec = importlib.util.spec_from_file_location(name, so)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
