@@ -12,11 +12,12 @@
  * (dirigo_trace/extcache.py: $DIRIGO_EXT_CACHE, else the user's).
  *
  * Without -o, --ref-out or --opt-out both traces go to standard output,
- * one after the other (dmerge reads concatenated streams).  Each side is
- * traced into a scratch file first (OUTPUT.part, or one in $TMPDIR), by
- * shape unless --compute (dirigo_trace/shapes.py), and traced again
- * computing when the trace by shape stops for values (status 4); only a
- * finished trace reaches its place.
+ * one after the other (dmerge reads concatenated streams).  The two sides
+ * are traced at once, each in a child process, into scratch files
+ * (OUTPUT.part, or one in $TMPDIR), by shape unless --compute
+ * (dirigo_trace/shapes.py), and traced again computing when the trace by
+ * shape stops for values (status 4); only finished traces reach their
+ * place, the reference's first.
  */
 #include "kb.h"
 
@@ -183,16 +184,13 @@ static bool deliver(const char *scratch, const char *output)
 	return ok && fflush(stdout) == 0;
 }
 
-/* Traces one side into output (NULL: standard output) through a scratch
- * file: by shape first unless kb->compute, and again computing when the
- * trace by shape needs values (the side exits KB_RETRACE).  argv ends with
- * two free slots for "--shapes" and NULL. */
+/* Traces one side into the file scratch: by shape first unless
+ * kb->compute, and again computing when the trace by shape needs values
+ * (the side exits KB_RETRACE).  argv ends with two free slots for
+ * "--shapes" and NULL.  Returns the side's exit status. */
 static int trace_side(const struct kb *kb, kb_tracer trace, const char *side, char **argv,
-                      int argc, const char *output)
+                      int argc, const char *scratch)
 {
-	char *scratch = scratch_for(output);
-	if (!scratch)
-		return EXIT_TROUBLE;
 	bool shapes = !kb->compute;
 	int status;
 	for (;;) {
@@ -210,10 +208,27 @@ static int trace_side(const struct kb *kb, kb_tracer trace, const char *side, ch
 		     side, KB_RETRACE);
 		status = EXIT_TROUBLE;
 	}
-	if (!deliver(scratch, output))
-		status = EXIT_TROUBLE;
-	free(scratch);
 	return status;
+}
+
+/* Runs trace_side in a child process; its pid, or -1 when it cannot fork. */
+static pid_t trace_side_child(const struct kb *kb, kb_tracer trace, const char *side,
+                              char **argv, int argc, const char *scratch)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(trace_side(kb, trace, side, argv, argc, scratch));
+	return pid;
+}
+
+static int wait_side(pid_t pid)
+{
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return EXIT_TROUBLE;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_TROUBLE;
 }
 
 int kb_trace(const struct kb *kb, kb_tracer trace)
@@ -269,15 +284,34 @@ int kb_trace(const struct kb *kb, kb_tracer trace)
 	}
 	char maxd[32];
 	snprintf(maxd, sizeof maxd, "%llu", (unsigned long long)kb->max_data);
+	/* The two sides run at once, each in a process of its own, into their
+	 * scratch files; then the traces go where they belong, ref first. */
 	status = EXIT_OK;
 	const char *sides[2] = { "ref", "opt" };
 	const char *outs[2] = { ref_out, opt_out };
+	char *scratch[2] = { NULL, NULL };
+	char *argv[2][13];
+	pid_t pid[2] = { -1, -1 };
+	int st[2] = { EXIT_TROUBLE, EXIT_TROUBLE };
+	int argc = 11;
 	for (int i = 0; i < 2; i++) {
-		char *argv[] = { python, "-m", "dirigo_trace.kernelbench", "trace", (char *)sides[i],
-		                 (char *)kb->ref, (char *)kb->opt, "--seed", (char *)kb->seed,
-		                 "--max-data", maxd, NULL, NULL };
-		int argc = (int)(sizeof argv / sizeof *argv) - 2;
-		status = worse(status, trace_side(kb, trace, sides[i], argv, argc, outs[i]));
+		char *a[13] = { python, "-m", "dirigo_trace.kernelbench", "trace", (char *)sides[i],
+		                (char *)kb->ref, (char *)kb->opt, "--seed", (char *)kb->seed,
+		                "--max-data", maxd, NULL, NULL };
+		memcpy(argv[i], a, sizeof a);
+		if (!(scratch[i] = scratch_for(outs[i])))
+			continue;
+		pid[i] = trace_side_child(kb, trace, sides[i], argv[i], argc, scratch[i]);
+		if (pid[i] < 0)      /* cannot fork: in this process, in turn */
+			st[i] = trace_side(kb, trace, sides[i], argv[i], argc, scratch[i]);
+	}
+	for (int i = 0; i < 2; i++) {
+		if (pid[i] > 0)
+			st[i] = wait_side(pid[i]);
+		if (scratch[i] && !deliver(scratch[i], outs[i]))
+			st[i] = EXIT_TROUBLE;
+		status = worse(status, st[i]);
+		free(scratch[i]);
 	}
 out:
 	free(dir);

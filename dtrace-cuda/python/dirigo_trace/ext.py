@@ -315,9 +315,10 @@ def _write_log(d, phases, t0):
 
 
 def build(name, cpp_sources=(), cuda_sources=(), extra_cflags=(), extra_cuda_cflags=(),
-          extra_ldflags=(), extra_include_paths=(), verbose=False):
+          extra_ldflags=(), extra_include_paths=(), verbose=False, cached_only=False):
     """Builds an extension module named name from sources (lists of
-    (file name, text)); returns the path of its .so, built or cached."""
+    (file name, text)); returns the path of its .so, built or cached
+    (cached_only: the cached one, or None)."""
     tc = toolchain()
     if tc.compat is None:
         tc.compat = Compat(tc)
@@ -356,10 +357,10 @@ def build(name, cpp_sources=(), cuda_sources=(), extra_cflags=(), extra_cuda_cfl
         return out
 
     cflags, nvflags = real(cflags), real(nvflags)
+    so = os.path.join(extcache.root(), "%s-%s" % (name, k), name + ".so")
+    if os.path.exists(so) or cached_only:
+        return so if os.path.exists(so) else None
     d = extcache.entry(name, k)
-    so = os.path.join(d, name + ".so")
-    if os.path.exists(so):
-        return so
     with extcache.locked(d):
         if os.path.exists(so):
             return so
@@ -487,16 +488,21 @@ def load(name, sources, extra_cflags=None, extra_cuda_cflags=None, extra_ldflags
     return import_so(name, so)
 
 
-def load_cu(path):
+def load_cu(path, cached_only=False):
     """Builds and imports a one-file extension (an AI CUDA Engineer
-    solution: kernels, forward(), PYBIND11_MODULE(TORCH_EXTENSION_NAME))."""
+    solution: kernels, forward(), PYBIND11_MODULE(TORCH_EXTENSION_NAME)).
+    cached_only: returns the path of its cached .so, or None, and builds
+    and imports nothing."""
     with open(path) as f:
         text = f.read()
     name = "dirigo_ext_" + hashlib.sha256(text.encode()).hexdigest()[:12]
     kind = "cuda" if path.endswith(".cu") else "cpp"
     src = [(os.path.basename(path) if kind == "cuda" else "main.cpp", text)]
     so = build(name, [] if kind == "cuda" else src, src if kind == "cuda" else [],
-               extra_include_paths=[os.path.dirname(os.path.abspath(path))])
+               extra_include_paths=[os.path.dirname(os.path.abspath(path))],
+               cached_only=cached_only)
+    if cached_only:
+        return so
     return import_so(name, so)
 
 
