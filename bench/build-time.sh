@@ -14,9 +14,10 @@
 # one), each phase's CPU time: host preprocessing + cudafe++ (the host
 # front end), device preprocessing + cicc + ptxas + fatbinary (the device
 # chain), the host compile (and whether it used a precompiled header),
-# the link, and the critical path: the CPU time of the longer front end,
-# the host compile and the link, which is the wall time of the build on
-# an idle machine with two cores.  --from-cache DIR reads the timing.json
+# the link, and the critical path: the CPU time of the longer chain (the
+# host's with the making of a precompiled header, or the device's), the
+# host compile and the link, which is the wall time of the build on an
+# idle machine with two cores, less Python's start.  --from-cache DIR reads the timing.json
 # of every build in DIR instead (a corpus built ahead).
 #
 # The sample: every 20th program of level1 and every 17th of level3 of
@@ -48,13 +49,15 @@ row() {
 	if [ -s "$4" ]; then
 		jq -r --arg n "$1" --arg w "$2" --arg c "$3" '
 		def cpu($re): [.phases[] | select(.name | test($re)) | .cpu] | add // 0;
+		def r: .*10 | round / 10;
 		(cpu("^host (preprocess|front end)")) as $h |
 		(cpu("^(device preprocess|cicc|ptxas|fatbinary)")) as $d |
+		(cpu("^host pch")) as $p |
 		(cpu("^host compile")) as $cc | (cpu("^link")) as $l |
 		([.phases[] | select(.name == "host pch") | .note] | first // "-") as $pch |
-		"| \($n) | \($w) | \($c) | \($h | .*10 | round / 10) | \($d | .*10 | round / 10) | \($cc | .*10 | round / 10) (\($pch)) | \($l | .*10 | round / 10) | \([$h, $d] | max + $cc + $l | .*10 | round / 10) |"' "$4"
+		"| \($n) | \($w) | \($c) | \($h | r) | \($d | r) | \($p | r) | \($cc | r) (\($pch)) | \($l | r) | \([$h + $p, $d] | max + $cc + $l | r) |"' "$4"
 	else
-		echo "| $1 | $2 | $3 | - | - | - | - | - |"
+		echo "| $1 | $2 | $3 | - | - | - | - | - | - |"
 	fi
 }
 
@@ -64,8 +67,11 @@ if [ -n "$from" ]; then
 	for t in "$from"/*/timing.json; do
 		[ -f "$t" ] || continue
 		n=$(basename "$(dirname "$t")")
-		src=$(ls "$(dirname "$t")"/*.cu 2>/dev/null | grep -v -e '\.cudafe1\.' | head -n 1)
-		[ -n "$src" ] && n=$(basename "$src" .cu)
+		src=$(ls "$(dirname "$t")"/*.cu 2>/dev/null | head -n 1)
+		case $src in
+		*/cuda.cu | "") n=${n%-*} ;;        # load_inline: the module's name
+		*) n=$(basename "$src" .cu) ;;
+		esac
 		w=$(jq '.total | .*10 | round / 10' "$t")
 		row "$n" "$w" "-" "$t" >>"$rows"
 	done
@@ -96,10 +102,10 @@ fi
 med() { sort -n | awk '{ a[NR] = $1 } END { if (NR) printf "%.1f", (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2); else printf "-" }'; }
 mx() { sort -n | tail -n 1; }
 col() { awk -F'|' -v c="$1" '{ gsub(/ /, "", $c); split($c, a, "("); if (a[1] != "-") print a[1] }' "$rows"; }
-table="| program | wall (s) | CPU (s) | host front end CPU | device chain CPU | host compile CPU (pch) | link CPU | critical path (s) |
-|---|---|---|---|---|---|---|---|
+table="| program | wall (s) | CPU (s) | host front end CPU | device chain CPU | making the pch CPU | host compile CPU (pch) | link CPU | critical path (s) |
+|---|---|---|---|---|---|---|---|---|
 $(sort "$rows")"
-summary="Median wall $(col 3 | med) s (max $(col 3 | mx)), CPU $(col 4 | med) s (max $(col 4 | mx)), critical path $(col 9 | med) s (max $(col 9 | mx)); load average $(cut -d' ' -f1-3 /proc/loadavg)."
+summary="Median wall $(col 3 | med) s (max $(col 3 | mx)), CPU $(col 4 | med) s (max $(col 4 | mx)), critical path $(col 10 | med) s (max $(col 10 | mx)); load average $(cut -d' ' -f1-3 /proc/loadavg)."
 echo "$what"
 echo
 echo "$table"

@@ -167,19 +167,21 @@ class Poison:
             self._unpoison(base)
 
     def tensor(self, size, stride, offset, dtype, nbytes):
-        """A tensor of that shape over fresh poisoned memory of nbytes."""
-        length = (max(nbytes, 1) + PAGE - 1) // PAGE * PAGE
+        """A tensor of that shape over fresh poisoned memory of nbytes (no
+        memory when nbytes is 0: torch allocates none either, and the
+        recorder counts on the null data pointer)."""
+        if nbytes == 0:
+            return torch.empty_strided(size, stride, dtype=dtype)
+        length = (nbytes + PAGE - 1) // PAGE * PAGE
         m = mmap.mmap(-1, length, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, prot=0)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            raw = torch.frombuffer(m, dtype=torch.uint8, count=max(nbytes, 1))
+            raw = torch.frombuffer(m, dtype=torch.uint8, count=nbytes)
         base = raw.data_ptr()
         if self._poison(base, length) != 0:
             raise MemoryError("cannot register poisoned memory")
         ref = weakref.ref(m, lambda r, b=base: self._gone(b, r))
         self.live[base] = ref
-        if nbytes == 0:
-            raw = raw[:0]
         return raw.view(dtype).as_strided(size, stride, offset)
 
     def poisoned(self, t):
