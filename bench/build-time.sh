@@ -2,7 +2,7 @@
 # build-time.sh: how long extension builds take, over a sample of corpus
 # programs (AI CUDA Engineer .cu files and their references), cold cache.
 #
-#   bench/build-time.sh [--append] [--dtrace BIN] [--corpus DIR] [--sample N] [--jobs J]
+#   bench/build-time.sh [--append] [--dtrace BIN] [--corpus DIR] [--sample N] [--jobs J] [LEVEL/NAME...]
 #   bench/build-time.sh --from-cache DIR [--append]
 #
 # Each program is built with `dtrace-cuda --kernelbench --build-only` into
@@ -20,8 +20,9 @@
 # idle machine with two cores, less Python's start.  --from-cache DIR reads the timing.json
 # of every build in DIR instead (a corpus built ahead).
 #
-# The sample: every 20th program of level1 and every 17th of level3 of
-# $DIRIGO_CORPUS (default /work/corpus), N of them (default 8).  --dtrace
+# The sample: the programs named (LEVEL/NAME), else every 20th program of
+# level1 and every 17th of level3 of $DIRIGO_CORPUS (default
+# /work/corpus), N of them (default 8).  --dtrace
 # picks the dtrace-cuda to measure (another checkout's, for the figure
 # before a change).  Prints a Markdown table and the medians; --append
 # adds them to bench/RESULTS.md.
@@ -36,7 +37,8 @@ while [ $# -gt 0 ]; do
 	--sample) sample=$2; shift ;;
 	--jobs) jobs=$2; shift ;;
 	--from-cache) from=$2; shift ;;
-	*) echo "usage: build-time.sh [--append] [--dtrace BIN] [--corpus DIR] [--sample N] [--jobs J] | --from-cache DIR" >&2; exit 2 ;;
+	--*) echo "usage: build-time.sh [--append] [--dtrace BIN] [--corpus DIR] [--sample N] [--jobs J] | --from-cache DIR" >&2; exit 2 ;;
+	*) break ;;
 	esac
 	shift
 done
@@ -77,9 +79,13 @@ if [ -n "$from" ]; then
 	done
 	what="the builds in $from (each cold, sharing the compat library and precompiled headers)"
 else
-	l1=$(ls "$corpus"/KernelBench_c/level1/*.cu | awk 'NR % 20 == 1')
-	l3=$(ls "$corpus"/KernelBench_c/level3/*.cu | awk 'NR % 17 == 1')
-	printf '%s\n%s\n' "$l1" "$l3" | head -n "$sample" >"$tmp/list"
+	if [ $# -gt 0 ]; then
+		for p in "$@"; do echo "$corpus/KernelBench_c/$p.cu"; done >"$tmp/list"
+	else
+		l1=$(ls "$corpus"/KernelBench_c/level1/*.cu | awk 'NR % 20 == 1')
+		l3=$(ls "$corpus"/KernelBench_c/level3/*.cu | awk 'NR % 17 == 1')
+		printf '%s\n%s\n' "$l1" "$l3" | head -n "$sample" >"$tmp/list"
+	fi
 	export DIRIGO_EXT_CACHE=$tmp/cache
 	one() {
 		cu=$1 n=$(basename "$1" .cu) lv=$(basename "$(dirname "$1")")
