@@ -24,7 +24,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#define T2VAR(d)  ((0xD2ull << 40) | (uint64_t)(d))
+#define T2VAR(d)  DX_T2VAR(d)
 #define C2VAR(d)  ((0xD2ull << 40) | 0x10u | (uint64_t)(d))
 
 static const struct expr *tid_to_var(struct ectx *cx, const struct expr *e, void *user)
@@ -150,13 +150,32 @@ void dx_race_check(struct dx_launch *L, const struct dx_acc *acc, size_t n, bool
 	const struct expr *same_tid = e_bool(cx, true);
 	for (unsigned d = 0; d < 3; d++)
 		same_tid = e_and(cx, same_tid, e_op2(cx, EOP_EQ, e_tid(cx, d), e_var(cx, T2VAR(d), SORT_BV(32))));
+	struct dx_race_enum *re = dx_race_enum_new(L, acc, n, found);
 	for (size_t i = 0; i < n; i++) {
 		for (size_t j = i; j < n; j++) {
+			if (dx_out_of_time(L))
+				goto out;
 			const struct dx_acc *a = &acc[i], *b = &acc[j];
 			/* two reads or two atomics: no race */
 			if (!a->write && !b->write && a->atomic == b->atomic)
 				continue;
 			if (found[0] && (found[1] || a->sub != b->sub))
+				continue;
+			/* settled by trying every thread of a block? */
+			uint32_t t1[3], c1[3] = { 0, 0, 0 }, t2[3];
+			int e0 = found[0] ? 0 : dx_race_enum_pair(re, i, j, 0, t1, t2);
+			if (e0 == 1) {
+				report(L, "shared-race", a, b, t1, c1, t2);
+				found[0] = true;
+			}
+			int e1 = found[1] || a->sub != b->sub ? 0 : dx_race_enum_pair(re, i, j, 1, t1, t2);
+			if (e1 == 1) {
+				report(L, "warp-sync", a, b, t1, c1, t2);
+				found[1] = true;
+			}
+			if (found[0] && found[1])
+				goto out;
+			if (e0 >= 0 && e1 >= 0)
 				continue;
 			const struct expr *o2 = dx_other(L, b->off);
 			const struct expr *ov = e_and(cx,
@@ -164,20 +183,22 @@ void dx_race_check(struct dx_launch *L, const struct dx_acc *acc, size_t n, bool
 				e_op2(cx, EOP_ULT, o2, e_op2(cx, EOP_ADD, a->off, e_bv(cx, a->size, 64))));
 			const struct expr *base = e_and(cx, e_and(cx, a->dom, dx_other(L, b->dom)),
 			                                e_and(cx, ov, e_not(cx, same_tid)));
-			uint32_t t1[3], c1[3], t2[3];
-			if (!found[0] && dx_sat2(L, e_and(cx, base, e_not(cx, same_warp)), t1, c1, t2) == SMT_SAT) {
+			if (!found[0] && e0 < 0 &&
+			    dx_sat2(L, e_and(cx, base, e_not(cx, same_warp)), t1, c1, t2) == SMT_SAT) {
 				report(L, "shared-race", a, b, t1, c1, t2);
 				found[0] = true;
 			}
-			if (!found[1] && a->sub == b->sub &&
+			if (!found[1] && e1 < 0 && a->sub == b->sub &&
 			    dx_sat2(L, e_and(cx, base, same_warp), t1, c1, t2) == SMT_SAT) {
 				report(L, "warp-sync", a, b, t1, c1, t2);
 				found[1] = true;
 			}
 			if (found[0] && found[1])
-				return;
+				goto out;
 		}
 	}
+out:
+	dx_race_enum_free(re);
 }
 
 /* ---- global memory: plain stores beside atomics ---------------------------- */
@@ -268,6 +289,8 @@ void dx_global_race_check(struct dx_launch *L)
 			if (!a->atomic || !a->sure || a->vout != p->vout)
 				continue;
 			if (++queries > GRACE_MAX_QUERIES)
+				return;
+			if (dx_out_of_time(L))
 				return;
 			const struct expr *o2 = e_subst(cx, a->off, thread_to_var, NULL);
 			const struct expr *ov = e_and(cx,

@@ -1,7 +1,8 @@
 /*
- * report.c: what dexec tells people about a launch: "unsupported" reasons
- * and findings, with messages that name the kernel, the PTX line and the
- * .cu line (from .loc), so that a reader can go straight to the source.
+ * report.c: what dexec tells people about a launch: "unsupported" reasons,
+ * findings and timeouts, with messages that name the kernel, the PTX line
+ * and the .cu line (from .loc), so that a reader can go straight to the
+ * source.
  */
 #include "dexec.h"
 
@@ -49,11 +50,45 @@ const char *dx_value_name(struct dx_launch *L, uint32_t value)
 	return arena_printf(&L->a, "value %u", value);
 }
 
+int dx_timeout(struct dx_launch *L)
+{
+	if (L->timeout || L->unsup)
+		return -1;
+	L->timeout = true;
+	const struct ptx_instr *in = L->cur;
+	const char *src = dx_src(L, in);
+	const char *phase = L->phase ? L->phase : "executing";
+	L->to.prog = L->l->prog;
+	L->to.launch = L->id;
+	L->to.kernel = L->l->kernel;
+	L->to.line = in ? in->line : 0;
+	L->to.doing = phase;
+	const char *at = !in ? "" :
+	                 arena_printf(&L->a, " '%s' at PTX line %u%s%s%s", dx_instr_name(L, in), in->line,
+	                              src ? " (" : "", src ? src : "", src ? ")" : "");
+	L->to.message = arena_printf(&L->a, "kernel '%s': the budget ran out while %s%s, after %llu steps "
+	                             "over %u logical threads", L->l->kernel, phase, at,
+	                             (unsigned long long)L->steps, L->nbundles);
+	return -1;
+}
+
+bool dx_out_of_time(struct dx_launch *L)
+{
+	if (L->timeout)
+		return true;
+	if (!deadline_tick(&L->dl))
+		return false;
+	dx_timeout(L);
+	return true;
+}
+
 int dx_unsupported(struct dx_launch *L, const struct ptx_instr *in, const char *what,
                    const char *fmt, ...)
 {
-	if (L->unsup)
+	if (L->unsup || L->timeout)
 		return -1;
+	if (deadline_passed(L->opts->deadline))
+		return dx_timeout(L);
 	char detail[512] = "";
 	if (fmt) {
 		va_list ap;

@@ -21,10 +21,13 @@ struct dx_run {
 	struct dx_opts opts;
 	struct arena a;          /* parsed modules, names */
 	struct dx_mod *mods;     /* by module id */
+	bool *unclean;           /* by module id: an unsupported launch ran it (opts.module_unclean) */
 	VEC(struct dx_src) srcs; /* by launch id */
 	struct smt *smt;
 	const char *file;        /* the last input named, for messages */
 	int status;              /* the worst outcome so far */
+	uint32_t timeouts;       /* launches the deadline stopped */
+	uint32_t not_started;    /* launches after the deadline */
 	size_t findings;         /* finding records passed through */
 };
 

@@ -2,10 +2,13 @@
  * run.c: dreplay over a verdict stream: pass every record through, gather
  * the obligation, write sets, findings, uninitialised locations, witnesses
  * and the verdict, replay every witness, append "replay" records and the
- * final "report", and write the report for people.
+ * final "report", and write the report for people.  When the budget runs
+ * out, the witness at work and those after it get replay records that say
+ * "timeout", and the report says "timeout" unless a bug is already shown.
  */
 #include "dreplay.h"
 
+#include "deadline.h"
 #include "diag.h"
 
 #include <errno.h>
@@ -99,13 +102,16 @@ static void summarise(const struct gathered *g, const struct replayed *rep, cons
 	memset(s, 0, sizeof *s);
 	s->witnesses = g->witnesses.len;
 	s->findings = st->findings.len + g->uninit.len;
-	const struct replayed *first = NULL;
-	for (size_t i = 0; i < g->witnesses.len; i++)
+	const struct replayed *first = NULL, *cut = NULL;
+	for (size_t i = 0; i < g->witnesses.len; i++) {
 		if (rep[i].r.confirmed) {
 			s->confirmed++;
 			if (!first)
 				first = &rep[i];
 		}
+		if (rep[i].r.timeout && !cut)
+			cut = &rep[i];
+	}
 	if (first) {
 		s->result = VR_BUGGY;
 		s->message = arena_printf(a, "output %u index %llu differs: ref %.9g, opt %.9g (float32)",
@@ -121,6 +127,11 @@ static void summarise(const struct gathered *g, const struct replayed *rep, cons
 		s->result = VR_BUGGY;
 		s->message = arena_printf(a, "output %u index %llu reads never-written memory",
 		                          g->uninit.items[0].output, (unsigned long long)g->uninit.items[0].index);
+	} else if (cut) {
+		/* a witness left unreplayed might have been confirmed */
+		s->result = VR_TIMEOUT;
+		s->message = arena_printf(a, "output %u index %llu: %s", cut->w.output,
+		                          (unsigned long long)cut->w.index, cut->r.message);
 	} else if (g->verdict.result == VR_BUGGY) {
 		s->result = VR_UNKNOWN;
 		s->message = "no witness was confirmed by replay";
@@ -170,6 +181,21 @@ static bool write_report(const struct dreplay_opts *o, const struct report_data 
 	return true;
 }
 
+/* The replay record of a witness the budget left no time for. */
+static void not_replayed(const struct vd_witness *w, const struct dreplay_opts *o, struct arena *a,
+                         struct replayed *out)
+{
+	memset(out, 0, sizeof *out);
+	out->w = *w;
+	out->writer[0] = out->writer[1] = NO_VALUE;
+	out->r.output = w->output;
+	out->r.index = w->index;
+	out->r.off = w->off;
+	out->r.timeout = true;
+	out->r.message = arena_printf(a, "not replayed: the budget of %g s was spent on the witnesses "
+	                              "before it", o->budget);
+}
+
 static int replay_all(const struct dreplay_opts *opts, struct gathered *g, const struct sym_state *st,
                       struct stream_out *out, struct kept *kept, struct arena *a)
 {
@@ -178,16 +204,30 @@ static int replay_all(const struct dreplay_opts *opts, struct gathered *g, const
 		o->atol = g->verdict.atol;
 	if (isnan(o->rtol))
 		o->rtol = g->verdict.rtol;
-	struct smt *s = smt_new(10000, 0);
+	struct smt *s = smt_new(0, DREPLAY_RLIMIT);
+	smt_set_deadline(s, o->deadline);
 	struct resolver *r = resolver_new(st, s);
+	resolver_set_deadline(r, o->deadline);
 	struct replayed *rep = xcalloc(g->witnesses.len + 1, sizeof *rep);
+	size_t timeouts = 0;
 	for (size_t i = 0; i < g->witnesses.len; i++) {
-		replay_witness(r, st, &g->witnesses.items[i], o->atol, o->rtol, a, &rep[i]);
+		if (deadline_passed(o->deadline)) {
+			not_replayed(&g->witnesses.items[i], o, a, &rep[i]);
+		} else {
+			replay_witness(r, st, &g->witnesses.items[i], o->atol, o->rtol, o->deadline, a, &rep[i]);
+			if (rep[i].r.timeout)
+				warn("timeout: witness %zu (output %u index %llu): %s", i, rep[i].w.output,
+				     (unsigned long long)rep[i].w.index, rep[i].r.message);
+		}
+		timeouts += rep[i].r.timeout;
 		rp_write_replay(out, &rep[i].r);
 	}
 	struct rp_report sum;
 	summarise(g, rep, st, a, &sum);
 	rp_write_report(out, &sum);
+	if (sum.result == VR_TIMEOUT || timeouts)
+		warn("timeout: %zu of %zu witnesses not replayed within the budget of %g s", timeouts,
+		     g->witnesses.len, o->budget);
 	struct report_data d = { st, &g->verdict, g->uninit.items, g->uninit.len, rep, g->witnesses.len,
 	                         &sum, o->atol, o->rtol };
 	int status = sum.result == VR_BUGGY ? EXIT_BUG : sum.result == VR_CORRECT ? EXIT_OK : EXIT_UNDECIDED;

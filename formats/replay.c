@@ -37,6 +37,8 @@ void rp_write_replay(struct stream_out *w, const struct rp_replay *r)
 	}
 	if (r->ptx_error)
 		out_kstr(w, "ptx_error", r->ptx_error);
+	if (r->timeout)
+		out_kbool(w, "timeout", true);
 	out_end(w);
 }
 
@@ -81,6 +83,13 @@ bool rp_read_replay(const struct record *rec, struct arena *a, struct rp_replay 
 	r->ptx_error = rec_str_opt(rec, "ptx_error", a, &ok);
 	const msgpack_object *rp = rec_get(rec, "ref_ptx"), *op = rec_get(rec, "opt_ptx");
 	r->ptx_ran = rp && op && obj_f64(rp, &r->ref_ptx) && obj_f64(op, &r->opt_ptx);
+	const msgpack_object *t = rec_get(rec, "timeout");
+	if (t && t->type != MSGPACK_OBJECT_BOOLEAN) {
+		if (ok)
+			rec_error(rec, "field 'timeout' is not a boolean");
+		ok = false;
+	}
+	r->timeout = t && t->type == MSGPACK_OBJECT_BOOLEAN && t->via.boolean;
 	r->output = (uint32_t)out;
 	return ok && out <= UINT32_MAX;
 }

@@ -36,6 +36,9 @@ struct rp_replay {                   /* "replay" */
 	bool ptx_ran;                    /* both programs ran to completion */
 	double ref_ptx, opt_ptx;         /* the location's value in each */
 	const char *ptx_error;           /* why they did not run, or NULL */
+	/* optional: the budget ran out before the replay of this witness
+	 * ended (message says what it was doing); never confirmed then */
+	bool timeout;
 };
 
 struct rp_report {                   /* "report" */

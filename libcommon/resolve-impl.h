@@ -57,18 +57,22 @@ int invert_write(const struct inv_query *q, uint32_t tids[][3], uint32_t ctaids[
  * Returns 1 with *w and the writer's tid in wtid, 0 when no write
  * reaches it (uninitialised shared memory; *launch, *off say where), -1
  * after ri_fail. */
+struct shinv;                        /* tables of non-affine shared writes by address */
+struct shinv *shinv_new(void);
+void shinv_free(struct shinv *s);    /* NULL ok */
 int shared_writer(const struct sym_state *st, struct ectx *cx, struct smt *smt, uint64_t max_enum,
-                  const struct expr *load, const uint32_t tid[3], const uint32_t ctaid[3],
+                  struct shinv *inv, const struct expr *load, const uint32_t tid[3], const uint32_t ctaid[3],
                   const struct sym_shwrite **w, uint32_t wtid[3], uint32_t *launch, uint64_t *off,
                   struct resolve_info *acc);
 
 /* resolve.c, for resolve-atomic.c: the resolver's expressions and
- * state; x at a thread with its loads resolved (NULL when one is
+ * state, its tables of shared writes; x at a thread with its loads resolved (NULL when one is
  * unknown); the contents of value v at off before the launch that
  * defines it (its previous version, or UNDEF with RI_UNINIT); a shared
  * LOAD at a thread from the plain shared writes alone. */
 struct ectx *rs_cx(const struct resolver *r);
 const struct sym_state *rs_state(const struct resolver *r);
+struct shinv *rs_shinv(struct resolver *r);
 const struct expr *rs_at_thread(struct resolver *r, const struct expr *x, const uint32_t tid[3],
                                 const uint32_t ctaid[3], unsigned depth, struct resolve_info *acc);
 const struct expr *rs_before(struct resolver *r, uint32_t v, uint64_t off, enum etype et,

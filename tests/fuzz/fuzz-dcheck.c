@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "axioms.h"
+#include "deadline.h"
 #include "../../dcheck/dcheck.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -30,6 +31,7 @@ static int run(struct stream_in *in, void *user)
 	o.smt_timeout_ms = 100;
 	o.smt_rlimit = 200000;
 	o.jobs = 1;
+	o.deadline = deadline_in(o.budget);
 	return dcheck_run(&o, in, fz_devnull);
 }
 

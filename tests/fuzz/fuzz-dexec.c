@@ -5,6 +5,7 @@
  */
 #include "fuzz.h"
 
+#include "deadline.h"
 #include "../../dexec/run.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -17,7 +18,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 static int run(struct stream_in *in, void *user)
 {
 	(void)user;
-	struct dx_opts o = { 20000, 256, 200, false };
+	struct dx_opts o = {
+		.budget_steps = 20000, .max_bundles = 256, .smt_rlimit = 200000,
+		.budget = 1, .deadline = deadline_in(1),
+	};
 	return dexec_run(&o, in, fz_devnull);
 }
 

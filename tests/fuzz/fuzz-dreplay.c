@@ -6,6 +6,8 @@
 
 #include <math.h>
 
+#include "deadline.h"
+
 #include "../../dreplay/dreplay.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -18,7 +20,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 static int run(struct stream_in *in, void *user)
 {
 	(void)user;
-	struct dreplay_opts o = { NAN, NAN, "/dev/null", NULL, NULL, false };
+	struct dreplay_opts o = { NAN, NAN, "/dev/null", NULL, NULL, false, 1, deadline_in(1) };
 	return dreplay_run(&o, in, fz_devnull);
 }
 

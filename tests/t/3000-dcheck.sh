@@ -92,9 +92,11 @@ test_expect_success 'too few locations for --min-locations: unknown' '
 	test "$(verdict out checked)" = 3
 '
 
-test_expect_success 'a zero budget decides nothing' '
-	test_status 3 dcheck --budget 0 equal.sym >out &&
-	verdict out message | grep "budget spent"
+test_expect_success 'a zero budget decides nothing: timeout, said on stderr' '
+	test_status 3 dcheck --budget 0 equal.sym >out 2>err &&
+	test "$(verdict out result)" = timeout &&
+	verdict out message | grep "before the budget was spent" &&
+	grep "dcheck: timeout: the budget of 0 s was spent" err
 '
 
 test_expect_success 'stdin works and the output is the same as from a file' '
