@@ -87,7 +87,26 @@ def tensor_bytes(t):
     return c.numpy().tobytes()
 
 
+_FAST_HASH = []
+
+
 def fnv1a64(b):
+    """The trace's content hash of bytes b (FNV-1a 64, as hex): by the
+    record-only runtime's dirigo_trace_hash when it is loaded, else here."""
+    if not _FAST_HASH:
+        import ctypes
+        try:
+            f = ctypes.CDLL(None).dirigo_trace_hash
+            f.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p]
+            f.restype = None
+            _FAST_HASH.append(f)
+        except (OSError, AttributeError):
+            _FAST_HASH.append(None)
+    if _FAST_HASH[0] is not None:
+        import ctypes
+        out = ctypes.create_string_buffer(17)
+        _FAST_HASH[0](bytes(b), len(b), out)
+        return out.value.decode()
     h = 0xcbf29ce484222325
     for x in b:
         h = ((h ^ x) * 0x100000001b3) & 0xffffffffffffffff
@@ -118,12 +137,15 @@ class Recorder(TorchDispatchMode):
     this process (kernels mixed with torch ops), else None.  Then every
     storage is registered with it, it records nothing while an op runs,
     and a storage that a kernel launch was given gets a new version.
+    shapes: a shapes.ShapeRunner that runs the ops (trace by shape), or
+    None to call them.
     """
 
-    def __init__(self, write, max_data=1 << 20, all_data=False, link=None):
+    def __init__(self, write, max_data=1 << 20, all_data=False, link=None, shapes=None):
         super().__init__()
         self.write = write
         self.link = link
+        self.shapes = shapes
         self.by_sid = {}        # storage id -> its entry in storages
         self.max_data = max_data
         self.all_data = all_data
@@ -339,7 +361,10 @@ class Recorder(TorchDispatchMode):
         if self.link is not None:
             self.link.suppress(1)
         try:
-            result = func(*args, **kwargs)
+            if self.shapes is not None:
+                result = self.shapes.run(func, named, args, kwargs)
+            else:
+                result = func(*args, **kwargs)
         finally:
             self.busy = False
             if self.link is not None:
