@@ -533,7 +533,7 @@ int dcheck_run(const struct dcheck_opts *o, struct stream_in *in, FILE *outf)
 		out_pass(out, &rec, "verdict", own_records);
 	}
 	kept.file = file;
-	if (k != 0 || !sym_state_finish(&st, file, true) || !obligation_check_outputs(&st.obl, file)) {
+	if (k != 0 || !sym_state_finish(&st, file, true) || !obligation_check_outputs(&st.obl, st.findings.len, file)) {
 		status = EXIT_TROUBLE;
 	} else {
 		struct tally t;

@@ -44,8 +44,10 @@ int dx_run_take(struct dx_run *r, const struct record *rec)
 		VEC_PUSH(r->srcs, s);
 	}
 	/* findings and unsupported launches passed through count in the status */
-	if (strcmp(rec->type, "finding") == 0)
+	if (strcmp(rec->type, "finding") == 0) {
 		r->status = exit_worst(r->status, EXIT_BUG);
+		r->findings++;
+	}
 	else if (strcmp(rec->type, "unsupported") == 0)
 		r->status = exit_worst(r->status, EXIT_UNDECIDED);
 	return 0;
@@ -149,7 +151,7 @@ static void run_launch(struct dx_run *r, struct stream_out *w, uint32_t i)
 int dx_run_finish(struct dx_run *r, struct stream_out *w)
 {
 	if (!obligation_check(&r->o, r->file ? r->file : "-") ||
-	    !obligation_check_outputs(&r->o, r->file ? r->file : "-"))
+	    !obligation_check_outputs(&r->o, r->findings, r->file ? r->file : "-"))
 		return EXIT_TROUBLE;
 	r->mods = xcalloc(r->o.modules.len + 1, sizeof *r->mods);
 	for (uint32_t i = 0; i < r->o.launches.len; i++)

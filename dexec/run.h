@@ -25,6 +25,7 @@ struct dx_run {
 	struct smt *smt;
 	const char *file;        /* the last input named, for messages */
 	int status;              /* the worst outcome so far */
+	size_t findings;         /* finding records passed through */
 };
 
 void dx_run_init(struct dx_run *r, const struct dx_opts *opts);

@@ -243,7 +243,7 @@ int dreplay_run(const struct dreplay_opts *o, struct stream_in *in, FILE *outf)
 		if (kept.out && strcmp(rec.type, "replay") != 0 && strcmp(rec.type, "report") != 0)
 			out_pass(kept.out, &rec, "verdict", own_records);
 	}
-	if (k != 0 || !sym_state_finish(&st, file, true) || !obligation_check_outputs(&st.obl, file)) {
+	if (k != 0 || !sym_state_finish(&st, file, true) || !obligation_check_outputs(&st.obl, st.findings.len, file)) {
 		status = EXIT_TROUBLE;
 	} else if (!g.have_verdict) {
 		warn("%s: no verdict record (run dcheck first)", file);

@@ -82,7 +82,7 @@ static int gather(struct stream_in *in, void *user)
 			ok = false;
 	}
 	if (r == 0 && ok && sym_state_finish(&x->st, "fuzz", false))
-		obligation_check_outputs(&x->st.obl, "fuzz");
+		obligation_check_outputs(&x->st.obl, x->st.findings.len, "fuzz");
 	return EXIT_OK;
 }
 
