@@ -6,6 +6,8 @@ solution is one .cu file with a forward() and a PYBIND11_MODULE.  Neither
 builds on a machine without a GPU build of torch, so dirigo builds them
 itself (see dtrace-cuda(1), section KERNELBENCH):
 
+  * in the C++ standard torch's headers need (cxx_std(): C++17 for
+    torch 1.13, C++20 for the torch 2.x releases whose headers insist);
   * the CUDA sources with nvcc (-cudart shared, -Xcompiler -fPIC, torch's
     own nvcc flags, PTX for compute_90 or $DIRIGO_CUDA_ARCH), the C++ sources
     with the host compiler, against torch's headers
@@ -123,6 +125,20 @@ def _common_flags(name):
     return flags
 
 
+def cxx_std():
+    """The C++ standard torch's headers need: c++20 where they say so
+    (torch 2.x from about 2.10: ATen.h stops with an #error before C++20),
+    else c++17 (torch 1.13 to 2.9)."""
+    ce = cpp_extension()
+    for inc in ce.include_paths():
+        try:
+            with open(os.path.join(inc, "ATen", "ATen.h"), errors="replace") as f:
+                return "c++20" if "C++20 or later" in f.read() else "c++17"
+        except OSError:
+            continue
+    return "c++17"
+
+
 def _link_flags():
     ce = cpp_extension()
     lib = os.path.join(os.path.dirname(os.path.dirname(ce.__file__)), "lib")
@@ -166,9 +182,10 @@ def build(name, cpp_sources=(), cuda_sources=(), extra_cflags=(), extra_cuda_cfl
     extra_inc = ["-I" + p for p in extra_include_paths]
     common = _common_flags(name) + extra_inc
     cxx = os.environ.get("CXX", "c++")
-    cflags = ["-std=c++17", "-fPIC", "-O1", "-w", "-include",
+    std = "-std=" + cxx_std()
+    cflags = [std, "-fPIC", "-O1", "-w", "-include",
               os.path.join(COMPAT, "dirigo_compat.h")] + common + list(extra_cflags)
-    nvflags = (["-std=c++17", "-Xcompiler", "-fPIC", "-cudart", "shared", "-O3", "-w",
+    nvflags = ([std, "-Xcompiler", "-fPIC", "-cudart", "shared", "-O3", "-w",
                 "-include", os.path.join(COMPAT, "dirigo_compat.h")] + CUDA_FLAGS +
                _arch_flags() + common + list(extra_cuda_cflags))
     h = hashlib.sha256()
