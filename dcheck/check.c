@@ -74,6 +74,42 @@ static const char *problem(const struct checker *c, int prog, const struct resol
 	return NULL;
 }
 
+#define OPAQUE_MS 2000         /* solver time for a location both of whose programs hold opaque values */
+
+/* A sentence naming the first opaque value (dexec's table of origins) in
+ * program prog's expression e. */
+static const char *opaque_detail(const struct checker *c, int prog, const struct expr *e, struct arena *a)
+{
+	const struct obligation *ob = &c->st->obl;
+	const char *pname = ob->names[prog] ? ob->names[prog] : prog ? "opt" : "ref";
+	const struct expr *o = e_first_opaque(e);
+	uint64_t tag = o ? EOPQ_TAGOF(o->u) : 0;
+	uint32_t l = SYM_OPAQUE_LAUNCH(tag);
+	const struct sym_writes *ws = tag && c->st->by_launch && l < ob->launches.len ? c->st->by_launch[l] : NULL;
+	const struct sym_opaque *q = ws ? sym_opaque_of(ws, o) : NULL;
+	if (ws && SYM_OPAQUE_IS_STORE(tag)) {
+		/* the bits a store wrote, read with another type */
+		uint32_t line = (uint32_t)tag & 0x7fffffffu, sl = 0;
+		const char *stored = "?";
+		for (uint32_t i = 0; i < ws->nwrites; i++)
+			if (ws->writes[i].line == line) {
+				sl = ws->writes[i].src_line;
+				stored = etype_name(ws->writes[i].et);
+			}
+		bool as_float = EOPQ_KIND(o->u) == EOPQ_FLOAT;
+		return arena_printf(a, "%s: depends on an opaque value: launch %u (%s), the bits stored as %s at "
+		                    "PTX line %u%s, read as %s", pname, l, ob->launches.items[l].kernel, stored, line,
+		                    sl ? arena_printf(a, " (source line %u)", sl) : "",
+		                    as_float ? etype_name(EOPQ_FT(o->u)) : "an integer");
+	}
+	if (!q)
+		return arena_printf(a, "%s: depends on the bits of a float used as an integer", pname);
+	const char *slash = q->src_file ? strrchr(q->src_file, '/') : NULL;
+	const char *src = q->src_file ? arena_printf(a, ", %s:%u", slash ? slash + 1 : q->src_file, q->src_line) : "";
+	return arena_printf(a, "%s: depends on an opaque value: launch %u (%s), %s at PTX line %u%s: %s", pname, l,
+	                    ob->launches.items[l].kernel, q->what, q->line, src, q->instr);
+}
+
 static void add_kernel(const struct checker *c, int prog, uint32_t launch, struct vd_witness *w,
                        struct arena *a)
 {
@@ -128,6 +164,9 @@ void check_location(struct checker *c, uint32_t output, uint64_t index, struct a
 		loc->how = LH_STRUCTURAL;
 		goto out;
 	}
+	/* An opaque value has no concrete meaning: no screen, no witness; only
+	 * "equal (within tolerance) for every meaning of it" decides. */
+	int opq = e_has_opaque(e[0]) ? 0 : e_has_opaque(e[1]) ? 1 : -1;
 	lc = ectx_new();
 	nz = ax_norm_new(lc, c->o->axioms);
 	e[0] = ax_norm(nz, e[0]);
@@ -141,17 +180,38 @@ void check_location(struct checker *c, uint32_t output, uint64_t index, struct a
 	w->index = index;
 	w->off = off;
 	w->et = et;
-	if (screen(e[0], e[1], c->o, (uint64_t)output << 40 ^ index, a, w)) {
+	if (opq < 0 && screen(e[0], e[1], c->o, (uint64_t)output << 40 ^ index, a, w)) {
 		loc->result = LR_DIFFER;
 		loc->how = LH_SCREEN;
 		*has_witness = true;
 		goto witness;
 	}
-	struct smt_equiv_opts eo = { c->o->atol, c->o->rtol, 100.0, 8 };
+	/* an opaque value's witness could never be confirmed: no refinement */
+	struct smt_equiv_opts eo = { c->o->atol, c->o->rtol, 100.0, opq >= 0 ? 0 : 8 };
 	struct smt_witness sw;
 	memset(&sw, 0, sizeof sw);
 	loc->how = LH_SMT;
-	enum smt_equiv_result er = smt_equiv(c->eq, e[1], e[0], &eo, a, &sw);
+	enum smt_equiv_result er;
+	if (opq >= 0 && !(e_has_opaque(e[0]) && e_has_opaque(e[1]))) {
+		/* only one program holds an opaque value: equal for every meaning of
+		 * it would need it to cancel, which the constructors already see */
+		er = EQ_UNKNOWN;
+	} else if (opq >= 0) {
+		/* both do (the same trick, written two ways): a short try */
+		struct smt *q = smt_new(c->o->smt_timeout_ms && c->o->smt_timeout_ms < OPAQUE_MS ? c->o->smt_timeout_ms
+		                                                                            : OPAQUE_MS,
+		                        c->o->smt_rlimit);
+		er = smt_equiv(q, e[1], e[0], &eo, a, &sw);
+		smt_free(q);
+	} else {
+		er = smt_equiv(c->eq, e[1], e[0], &eo, a, &sw);
+	}
+	if (opq >= 0 && er != EQ_EQUAL && er != EQ_WITHIN_TOL) {
+		loc->result = LR_UNKNOWN;
+		loc->opaque = true;
+		loc->detail = opaque_detail(c, opq, opq ? e[1] : e[0], a);
+		goto out;
+	}
 	if (er == EQ_DIFFER || er == EQ_WITHIN_TOL || er == EQ_UNCONFIRMED) {
 		struct smt *fresh = smt_new(c->o->smt_timeout_ms, c->o->smt_rlimit);
 		memset(&sw, 0, sizeof sw);

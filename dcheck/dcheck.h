@@ -48,6 +48,7 @@ int dcheck_merge(const char *const *files, int nfiles);
 struct tally {
 	struct vd_verdict v;
 	const char *first_bug;          /* detail of the first differ/uninit location */
+	const char *first_opaque;       /* detail of the first location unknown for an opaque value */
 };
 
 /* Counts one location written to the stream. */

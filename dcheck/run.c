@@ -70,6 +70,11 @@ void tally_count(struct tally *t, const struct vd_location *l, const struct obli
 	}
 	if (l->unconfirmed)
 		t->v.unconfirmed++;
+	if (l->opaque && l->result == LR_UNKNOWN) {
+		t->v.opaque++;
+		if (!t->first_opaque)
+			t->first_opaque = arena_strdup(keep, l->detail ? l->detail : "");
+	}
 	if ((l->result == LR_DIFFER || l->result == LR_UNINIT) && !t->first_bug) {
 		const struct obl_output *o = &ob->outputs.items[l->output];
 		t->first_bug = arena_printf(keep, "output %u%s%s%s index %llu: %s (%s)", l->output,
@@ -77,6 +82,15 @@ void tally_count(struct tally *t, const struct vd_location *l, const struct obli
 		                            (unsigned long long)l->index, loc_result_name(l->result),
 		                            l->detail ? l->detail : "");
 	}
+}
+
+/* "; 3 depend on an opaque value (first: ...)" or "" */
+static const char *opaque_note(const struct tally *t, struct arena *a)
+{
+	if (!t->v.opaque)
+		return "";
+	return arena_printf(a, "; %llu depend%s on an opaque value (first: %s)", (unsigned long long)t->v.opaque,
+	                    t->v.opaque == 1 ? "s" : "", t->first_opaque ? t->first_opaque : "?");
 }
 
 void tally_conclude(struct tally *t, const struct dcheck_opts *o, const struct sym_state *st,
@@ -107,17 +121,18 @@ void tally_conclude(struct tally *t, const struct dcheck_opts *o, const struct s
 	} else if (decided >= need && decided > 0) {
 		/* never correct from nothing: at least one location decided */
 		v->result = VR_CORRECT;
-		v->message = arena_printf(a, "%llu of %llu locations equal%s%s%s", (unsigned long long)decided,
+		v->message = arena_printf(a, "%llu of %llu locations equal%s%s%s%s", (unsigned long long)decided,
 		                          (unsigned long long)v->locations,
 		                          v->within_tol ? " (some within tolerance)" : "",
 		                          v->unknown ? ", some undecided" : "",
-		                          budget_spent ? ", budget spent" : "");
+		                          budget_spent ? ", budget spent" : "", opaque_note(t, a));
 	} else {
 		v->result = VR_UNKNOWN;
 		v->message = !v->locations ? "the outputs hold no element to compare" :
-		             arena_printf(a, "%llu location%s decided, %llu needed%s",
+		             arena_printf(a, "%llu location%s decided, %llu needed%s%s",
 		                          (unsigned long long)decided, decided == 1 ? "" : "s",
-		                          (unsigned long long)(need ? need : 1), budget_spent ? " (budget spent)" : "");
+		                          (unsigned long long)(need ? need : 1), budget_spent ? " (budget spent)" : "",
+		                          opaque_note(t, a));
 	}
 }
 

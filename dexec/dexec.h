@@ -14,7 +14,8 @@
  * immediates, special registers, sort coercions), mem.c (parameters,
  * loads, stores, bounds, store-to-load forwarding), atomic.c (atom, red
  * and the compare-and-swap loop idiom), report.c (findings and
- * unsupported records with their messages).
+ * unsupported records with their messages), opaque.c (opaque values for
+ * what has no exact meaning, and their origins).
  */
 #ifndef DIRIGO_DEXEC_H
 #define DIRIGO_DEXEC_H
@@ -34,10 +35,15 @@ struct dx_opts {
 	uint32_t max_bundles;        /* bundles per launch */
 	unsigned smt_timeout_ms;     /* per solver query */
 	bool timing;                 /* record the execution time ("ms") */
+	/* run.c: by module id, whether an earlier launch of the module may
+	 * have stored to its __device__ variables (it was unsupported); NULL:
+	 * unknown, so their initialisers are never trusted */
+	const bool *module_unclean;
 };
 
 #define DX_DEFAULT_STEPS    50000000ull
 #define DX_DEFAULT_BUNDLES  65536u
+#define DX_TABLE_MAX        4096u    /* entries of a module table indexed by thread */
 
 /* Variable ids for the addresses of module variables (__constant__,
  * __device__, .shared): DX_SYMVAR(i) is the address of module->vars[i],
@@ -144,6 +150,11 @@ struct dx_launch {
 	VEC(uint32_t) atom_vins;     /* values updated atomically (their versions before) */
 	VEC(struct dx_gacc) gacc;    /* global stores and atomics, for their races (race.c) */
 	bool grace_found;            /* a global-race reported */
+
+	/* opaque values (opaque.c): their origins, for the writes record */
+	VEC(struct sym_opaque) opaques;
+	VEC(const struct ptx_instr *) opaque_ins;   /* the instruction of each entry */
+	uint64_t nfresh;             /* reads of special registers without a value */
 };
 
 /* ---- exec.c ------------------------------------------------------------ */
@@ -268,6 +279,25 @@ const char *dx_src(struct dx_launch *L, const struct ptx_instr *in);
 /* The name people know a value by in this launch: "arg 'c'" or
  * "symbol 'poly'"; in L's arena. */
 const char *dx_value_name(struct dx_launch *L, uint32_t value);
+
+/* ---- opaque.c: values without exact meaning (expr.h, "Opaque values") ---- */
+
+/* Prepares L->cx for the bit idioms: which loads hold floats of the host. */
+void dx_opaque_init(struct dx_launch *L);
+
+/* The tag of the opaque values instruction in makes for reason what (one
+ * entry of L->opaques per instruction and reason). */
+uint64_t dx_opaque_tag(struct dx_launch *L, const struct ptx_instr *in, const char *what);
+/* Gives every destination of in an opaque value of its sources (what:
+ * why it has no exact meaning).  For an instruction that is not a pure
+ * function of its register operands (memory, control, warp, carry flag),
+ * marks the launch unsupported instead.  0 or -1. */
+int dx_opaque_instr(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in, const char *what);
+/* A fresh unknown for a read of special register name (without '%'). */
+const struct expr *dx_opaque_sreg(struct dx_launch *L, const struct ptx_instr *in, const char *name);
+/* For messages: "an opaque value (bit reinterpretation at PTX line 12,
+ * x.cu:4: mov.b32 %r1, %f1;)" for the first opaque value of e. */
+const char *dx_opaque_name(struct dx_launch *L, const struct expr *e);
 
 /* ---- shared.c: shared memory and block barriers (paper 3.3.3) ------------ */
 

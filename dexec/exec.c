@@ -189,6 +189,10 @@ static int branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_ins
 			dx_unsupported(L, in, "undefined branch", "a branch on a shuffled undefined value");
 		return STEP_STOP;
 	}
+	if (e_has_opaque(g)) {
+		dx_unsupported(L, in, "opaque branch", "a branch on %s", dx_opaque_name(L, g));
+		return STEP_STOP;
+	}
 	if (e_has_data(g)) {
 		dx_unsupported(L, in, "data-dependent branch", "a branch on loaded data");
 		return STEP_STOP;
@@ -280,9 +284,6 @@ static int step(struct dx_launch *L, struct dx_bundle *b)
 			return STEP_STOP;
 		}
 		return STEP_END;
-	case DO_OTHER:
-		dx_unsupported(L, in, arena_printf(&L->a, "instruction '%s'", dx_instr_name(L, in)), NULL);
-		return STEP_STOP;
 	case DO_BAR:
 	case DO_BARRIER:
 	case DO_SHFL:
@@ -383,6 +384,7 @@ void dx_launch_run(struct dx_launch *L, const struct obligation *o, uint32_t id,
 		L->geom.nctaid[d] = (uint32_t)L->l->grid[d];
 	}
 	L->cx = ectx_new();
+	dx_opaque_init(L);                /* opaque.c: which loads hold host floats */
 	L->memo = xcalloc(1, sizeof *L->memo);
 	L->scratch = xcalloc(fn->nregs ? fn->nregs : 1, sizeof *L->scratch);
 	decode_all(L);
@@ -414,6 +416,8 @@ void dx_launch_release(struct dx_launch *L)
 	VEC_FREE(L->exited);
 	VEC_FREE(L->atom_vins);
 	VEC_FREE(L->gacc);
+	VEC_FREE(L->opaques);
+	VEC_FREE(L->opaque_ins);
 	dx_shared_free(L->sh);
 	VEC_FREE(L->writes);
 	VEC_FREE(L->findings);

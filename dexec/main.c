@@ -33,7 +33,7 @@ static bool parse_u64(const char *s, uint64_t *v)
 int main(int argc, char **argv)
 {
 	diag_set_prog("dexec");
-	struct dx_opts opts = { DX_DEFAULT_STEPS, DX_DEFAULT_BUNDLES, 10000, false };
+	struct dx_opts opts = { DX_DEFAULT_STEPS, DX_DEFAULT_BUNDLES, 10000, false, NULL };
 	enum { O_STEPS = 256, O_BUNDLES, O_SMT, O_TIMING };
 	static const struct option longopts[] = {
 		{ "budget-steps", required_argument, NULL, O_STEPS },

@@ -6,6 +6,18 @@
  * PTX initialiser), store-to-load forwarding within a bundle, and the
  * bounds check of every access for all threads of the bundle.  Shared
  * memory targets are handed to shared.c.
+ *
+ * Module variables (__constant__ tables, __device__ arrays, reached by
+ * [sym], mov or cvta of their address): a read is of the buffer the trace
+ * recorded for the symbol (cudaMemcpyToSymbol), else of the module's
+ * initialiser (a select over the entries when the index depends on the
+ * thread) -- for a __device__ variable only while no earlier launch of
+ * the module can have stored to it.  Accesses are bounds-checked against
+ * the variable's size; a store to one is checked, then unsupported (the
+ * obligation has no version of a variable after a launch).
+ *
+ * An address must be exact: one that depends on an opaque value
+ * (opaque.c) is unsupported, naming it.
  */
 #include "dexec.h"
 
@@ -94,11 +106,29 @@ static const struct expr *address(struct dx_launch *L, struct dx_bundle *b, cons
 	return e_op2(cx, EOP_ADD, base, e_bv(cx, (uint64_t)op->imm, 64));
 }
 
+/* An address may not depend on an opaque value: 0, or -1 (unsupported). */
+static int addr_exact(struct dx_launch *L, const struct ptx_instr *in, const struct expr *addr)
+{
+	if (!e_has_opaque(addr))
+		return 0;
+	return dx_unsupported(L, in, "opaque address", "an address computed from %s", dx_opaque_name(L, addr));
+}
+
+/* May the initialiser of module variable v be trusted at this launch? */
+static bool init_holds(struct dx_launch *L, const struct ptx_var *v)
+{
+	if (v->space == PS_CONST)
+		return true;          /* constant memory: only the host writes it */
+	return L->opts->module_unclean && !L->opts->module_unclean[L->l->module];
+}
+
 /* Splits addr into a buffer (or module variable) and an offset. */
 static int resolve(struct dx_launch *L, const struct ptx_instr *in, const struct expr *addr,
                    struct target *t)
 {
 	struct ectx *cx = L->cx;
+	if (addr_exact(L, in, addr) < 0)
+		return -1;
 	if (e_has_undef(addr))
 		return dx_unsupported(L, in, "undefined address", "an address computed from an undefined value");
 	uint64_t k;
@@ -148,13 +178,47 @@ static int resolve(struct dx_launch *L, const struct ptx_instr *in, const struct
 			t->bytes = L->o->values.items[t->vin].bytes;
 			return 0;
 		}
-	if (v->space != PS_CONST)
+	if (!init_holds(L, v))
 		return dx_unsupported(L, in, "device variable",
-		                      "an access to __device__ variable '%s' that the trace does not hold", v->name);
+		                      "an access to __device__ variable '%s', which the trace does not hold and "
+		                      "an earlier launch may have written", v->name);
 	t->kind = T_INIT;
 	t->var = v;
 	t->bytes = v->size;
 	return 0;
+}
+
+/* resolve() for a store: a module variable is a target whatever its
+ * contents (the store is bounds-checked, then refused). */
+static int resolve_store(struct dx_launch *L, const struct ptx_instr *in, const struct expr *addr,
+                         struct target *t)
+{
+	if (addr_exact(L, in, addr) < 0 || e_has_undef(addr) || e_has_data(addr))
+		return resolve(L, in, addr, t);
+	uint64_t k;
+	struct affine_term terms[16];
+	int n = e_affine(addr, &k, terms, 16), nbase = 0;
+	for (int i = 0; i < n; i++)
+		nbase += terms[i].term->op == EOP_VAR && (EVAR_IS_BASE(terms[i].term->u) || DX_IS_SYMVAR(terms[i].term->u));
+	for (int i = 0; i < n && nbase == 1; i++) {
+		const struct expr *x = terms[i].term;
+		if (x->op != EOP_VAR || !DX_IS_SYMVAR(x->u) || terms[i].coef != 1)
+			continue;
+		const struct ptx_var *v = dx_var(L, DX_SYMVAR_INDEX(x->u));
+		if (v->space != PS_GLOBAL && v->space != PS_CONST)
+			break;
+		bool traced = false;
+		for (uint32_t j = 0; j < L->l->nsyms; j++)
+			traced |= strcmp(L->l->syms[j].symbol, v->name) == 0;
+		if (traced)
+			break;
+		t->kind = T_INIT;
+		t->var = v;
+		t->bytes = v->size;
+		t->off = e_op2(L->cx, EOP_SUB, addr, x);
+		return 0;
+	}
+	return resolve(L, in, addr, t);
 }
 
 /* ---- bounds ----------------------------------------------------------------- */
@@ -294,6 +358,9 @@ int dx_forward(struct dx_launch *L, const struct ptx_instr *in, const struct exp
 	return 0;
 }
 
+static const struct expr *init_value(struct dx_launch *L, const struct ptx_instr *in, const struct ptx_var *v,
+                                     const struct expr *off, enum etype et);
+
 static const struct expr *read_value(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
                                      const struct target *t, const struct expr *off, enum etype et)
 {
@@ -307,25 +374,67 @@ static const struct expr *read_value(struct dx_launch *L, struct dx_bundle *b, c
 	}
 	if (t->kind == T_SHARED)
 		return dx_shared_read(L, b, in, t->dom, off, et);
-	/* a constant folded from the variable's initialiser */
-	if (off->op != EOP_BV) {
-		dx_unsupported(L, in, "constant table", "a thread-dependent index into constant '%s'",
-		               t->var->name);
-		return NULL;
-	}
-	uint64_t o = off->u, bits = 0;
-	for (unsigned i = 0; i < t->var->ninit_syms; i++) {
-		const struct ptx_init_sym *s = &t->var->init_syms[i];
+	return init_value(L, in, t->var, off, et);
+}
+
+/* The element of type et at byte o of v's initialiser (zeros without
+ * one); NULL after dx_unsupported. */
+static const struct expr *init_elem(struct dx_launch *L, const struct ptx_instr *in, const struct ptx_var *v,
+                                    uint64_t o, enum etype et)
+{
+	unsigned size = etype_size(et);
+	uint64_t bits = 0;
+	for (unsigned i = 0; i < v->ninit_syms; i++) {
+		const struct ptx_init_sym *s = &v->init_syms[i];
 		if (o < s->offset + s->size && s->offset < o + size) {
-			dx_unsupported(L, in, "constant address", "an address stored in constant '%s'", t->var->name);
+			dx_unsupported(L, in, "constant address", "an address stored in constant '%s'", v->name);
 			return NULL;
 		}
 	}
-	for (unsigned i = 0; i < size && t->var->init; i++)
-		bits |= (uint64_t)t->var->init[o + i] << (8 * i);
+	for (unsigned i = 0; i < size && v->init && o + i < v->size; i++)
+		bits |= (uint64_t)v->init[o + i] << (8 * i);
 	if (etype_is_float(et))
 		return dx_real_bits(L, in, bits, 8 * size);
-	return e_bv(cx, bits, 8 * size);
+	return e_bv(L->cx, bits, 8 * size);
+}
+
+/* What v's initialiser holds at offset off (bounds already checked): the
+ * element, or for a thread-dependent off a select over every entry off
+ * can reach (its affine form fixes a stride). */
+static const struct expr *init_value(struct dx_launch *L, const struct ptx_instr *in, const struct ptx_var *v,
+                                     const struct expr *off, enum etype et)
+{
+	struct ectx *cx = L->cx;
+	unsigned size = etype_size(et);
+	if (off->op == EOP_BV)
+		return init_elem(L, in, v, off->u, et);
+	uint64_t k;
+	struct affine_term terms[16];
+	int n = e_affine(off, &k, terms, 16);
+	uint64_t g = 0;              /* every offset is k mod 2^t, 2^t the lowest bit of the coefficients */
+	for (int i = 0; i < n; i++)
+		g |= terms[i].coef;
+	uint64_t step = n > 0 && g ? g & -g : 1;
+	if (size > v->size) {
+		dx_unsupported(L, in, "constant table", "a %u-byte read of the %u-byte '%s'", size, v->size, v->name);
+		return NULL;
+	}
+	uint64_t first = n > 0 ? k % step : 0, last = v->size - size;
+	if (first > last || (last - first) / step + 1 > DX_TABLE_MAX) {
+		dx_unsupported(L, in, "constant table",
+		               "a thread-dependent index into '%s' (more than %u entries)", v->name, DX_TABLE_MAX);
+		return NULL;
+	}
+	const struct expr *r = NULL;
+	for (uint64_t o = first + (last - first) / step * step;; o -= step) {
+		const struct expr *x = init_elem(L, in, v, o, et);
+		if (!x)
+			return NULL;
+		r = r ? e_ite(cx, e_op2(cx, EOP_EQ, off, e_bv(cx, o, 64)), x, r) : x;
+		if (o < first + step)
+			break;
+	}
+	return r;
 }
 
 /* ---- parameters ----------------------------------------------------------- */
@@ -423,7 +532,7 @@ int dx_load(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in
 	bool data;
 	const struct expr *dom = guard_dom(L, b, guard, &data);
 	int r;
-	if (!addr)
+	if (!addr || addr_exact(L, in, addr) < 0)
 		return -1;
 	if (e_has_undef(addr) && (r = dx_undef_sink(L, in, b->dom, addr, "addresses memory with")) != 0)
 		return r < 0 ? -1 : 0;
@@ -533,7 +642,7 @@ int dx_store(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *i
 		return -1;
 	const struct expr *addr = address(L, b, in, &in->ops[0]);
 	struct target t;
-	if (!addr)
+	if (!addr || addr_exact(L, in, addr) < 0)
 		return -1;
 	if (e_has_undef(addr)) {
 		int u = dx_undef_sink(L, in, b->dom, addr, "addresses memory with");
@@ -542,20 +651,21 @@ int dx_store(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *i
 	}
 	if (sp == PS_SHARED || (sp == PS_GENERIC && dx_shared_addr(L, addr)))
 		return store_shared(L, b, in, guard, addr);
-	if (resolve(L, in, addr, &t) < 0)
+	if (resolve_store(L, in, addr, &t) < 0)
 		return -1;
 	uint32_t vout = NO_VALUE;
 	for (uint32_t i = 0; t.kind == T_BUF && !t.var && i < L->l->nargs; i++)
 		if (L->l->args[i].is_ptr && L->l->args[i].vin == t.vin)
 			vout = L->l->args[i].vout;
-	if (vout == NO_VALUE)
-		return dx_unsupported(L, in, "store to a module variable",
-		                      "a store to a __device__ or __constant__ variable");
 	bool data;
 	const struct expr *dom = guard_dom(L, b, guard, &data);
 	int r = bounds(L, in, dom, &t, n * esz, true, data);
 	if (r != 0)
 		return r < 0 ? -1 : 0;
+	if (vout == NO_VALUE)
+		return dx_unsupported(L, in, "store to a module variable", "a store to %s variable '%s'",
+		                      t.var && t.var->space == PS_CONST ? "__constant__" : "__device__",
+		                      t.var ? t.var->name : "?");
 	for (unsigned i = 0; i < n; i++) {
 		const struct ptx_operand *se = elem(s, i);
 		if (se->kind == PO_SINK)
@@ -603,7 +713,7 @@ int dx_atomic_target(struct dx_launch *L, struct dx_bundle *b, const struct ptx_
 	if (space_check(L, in, sp) < 0)
 		return -1;
 	const struct expr *addr = address(L, b, in, aop);
-	if (!addr)
+	if (!addr || addr_exact(L, in, addr) < 0)
 		return -1;
 	if (e_has_undef(addr)) {
 		int u = dx_undef_sink(L, in, b->dom, addr, "addresses memory with");
@@ -614,16 +724,18 @@ int dx_atomic_target(struct dx_launch *L, struct dx_bundle *b, const struct ptx_
 	if (*shared)
 		return dx_shared_target(L, in, addr, dom, size, true, data_guard, off);
 	struct target t;
-	if (resolve(L, in, addr, &t) < 0)
+	if (resolve_store(L, in, addr, &t) < 0)
 		return -1;
 	*vout = NO_VALUE;
 	for (uint32_t i = 0; t.kind == T_BUF && !t.var && i < L->l->nargs; i++)
 		if (L->l->args[i].is_ptr && L->l->args[i].vin == t.vin)
 			*vout = L->l->args[i].vout;
-	if (*vout == NO_VALUE)
-		return dx_unsupported(L, in, "store to a module variable",
-		                      "an atomic on a __device__ or __constant__ variable");
 	*vin = t.vin;
 	*off = t.off;
-	return bounds(L, in, dom, &t, size, true, data_guard);
+	int r = bounds(L, in, dom, &t, size, true, data_guard);
+	if (r == 0 && *vout == NO_VALUE)
+		return dx_unsupported(L, in, "store to a module variable", "an atomic on %s variable '%s'",
+		                      t.var && t.var->space == PS_CONST ? "__constant__" : "__device__",
+		                      t.var ? t.var->name : "?");
+	return r;
 }

@@ -28,6 +28,7 @@ void dx_run_release(struct dx_run *r)
 	obligation_release(&r->o);
 	VEC_FREE(r->srcs);
 	free(r->mods);
+	free(r->unclean);
 	smt_free(r->smt);
 	arena_release(&r->a);
 	memset(r, 0, sizeof *r);
@@ -117,6 +118,7 @@ static void run_launch(struct dx_run *r, struct stream_out *w, uint32_t i)
 	if (!m) {
 		struct sym_unsupported u = { l->prog, i, l->kernel, 0, "ptx parse error",
 		                             r->mods[l->module].err };
+		r->unclean[l->module] = true;
 		sym_write_unsupported(w, &u);
 		r->status = exit_worst(r->status, EXIT_UNDECIDED);
 		return;
@@ -127,6 +129,8 @@ static void run_launch(struct dx_run *r, struct stream_out *w, uint32_t i)
 	struct dx_launch L;
 	dx_launch_run(&L, &r->o, i, m, ptx_find_func(m, l->kernel), &r->opts, r->smt);
 	double ms = now_ms() - t0;
+	if (L.unsup)   /* it may have stopped before (or at) a store to a module variable */
+		r->unclean[l->module] = true;
 	if (L.unsup) {
 		sym_write_unsupported(w, &L.uns);
 		r->status = exit_worst(r->status, EXIT_UNDECIDED);
@@ -135,6 +139,7 @@ static void run_launch(struct dx_run *r, struct stream_out *w, uint32_t i)
 		struct sym_writes sw = {
 			.launch = i, .prog = l->prog, .kernel = l->kernel, .bundles = L.nbundles,
 			.ms = r->opts.timing ? ms : 0, .writes = L.writes.items, .nwrites = (uint32_t)L.writes.len,
+			.opaques = L.opaques.items, .nopaques = (uint32_t)L.opaques.len,
 		};
 		sw.shared = (struct sym_shwrite *)dx_shared_writes(&L, &sw.nshared, &sw.shared_bytes);
 		sym_write_writes(w, &sw);
@@ -154,6 +159,8 @@ int dx_run_finish(struct dx_run *r, struct stream_out *w)
 	    !obligation_check_outputs(&r->o, r->findings, r->file ? r->file : "-"))
 		return EXIT_TROUBLE;
 	r->mods = xcalloc(r->o.modules.len + 1, sizeof *r->mods);
+	r->unclean = xcalloc(r->o.modules.len + 1, sizeof *r->unclean);
+	r->opts.module_unclean = r->unclean;
 	for (uint32_t i = 0; i < r->o.launches.len; i++)
 		if (!launch_ok(r, i))
 			return EXIT_TROUBLE;

@@ -21,6 +21,7 @@ struct dx_run {
 	struct dx_opts opts;
 	struct arena a;          /* parsed modules, names */
 	struct dx_mod *mods;     /* by module id */
+	bool *unclean;           /* by module id: an unsupported launch ran it (opts.module_unclean) */
 	VEC(struct dx_src) srcs; /* by launch id */
 	struct smt *smt;
 	const char *file;        /* the last input named, for messages */

@@ -309,6 +309,22 @@ void replay_witness(struct resolver *r, const struct sym_state *st, const struct
 		}
 	}
 	struct inputs in = { w, ob };
+	if (e_has_opaque(e[0]) || e_has_opaque(e[1])) {
+		/* no value in the model: only a run of the programs can confirm */
+		if (out->inputs)
+			run_programs(ob, w, out->inputs, a, rp);
+		if (!rp->ptx_ran) {
+			rp->message = "the location depends on an opaque value and the programs could not be run";
+			return;
+		}
+		rp->ref_f32 = rp->ref_f64 = rp->ref_ptx;
+		rp->opt_f32 = rp->opt_f64 = rp->opt_ptx;
+		rp->diff = fabs(rp->opt_ptx - rp->ref_ptx);
+		rp->tol = atol + rtol * fabs(rp->ref_ptx);
+		rp->confirmed = differs(rp->ref_ptx, rp->opt_ptx, rp->tol);
+		rp->message = "the location depends on an opaque value: the values are those of the programs' run";
+		return;
+	}
 	if (!eval(e[0], EM_F32, &in, &rp->ref_f32) || !eval(e[1], EM_F32, &in, &rp->opt_f32) ||
 	    !eval(e[0], EM_F64, &in, &rp->ref_f64) || !eval(e[1], EM_F64, &in, &rp->opt_f64)) {
 		rp->message = "cannot evaluate the location concretely";

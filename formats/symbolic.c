@@ -141,6 +141,24 @@ void sym_write_writes(struct stream_out *w, const struct sym_writes *r)
 				put_shwrite(w, t, &r->shared[i]);
 		out_array_end(w);
 	}
+	if (r->nopaques) {
+		out_key(w, "opaques");
+		out_array_begin(w);
+		for (uint32_t i = 0; i < r->nopaques; i++) {
+			const struct sym_opaque *o = &r->opaques[i];
+			out_map_begin(w);
+			if (o->line)
+				out_ku64(w, "line", o->line);
+			if (o->src_file)
+				out_kstr(w, "src_file", o->src_file);
+			if (o->src_line)
+				out_ku64(w, "src_line", o->src_line);
+			out_kstr(w, "instr", o->instr ? o->instr : "");
+			out_kstr(w, "what", o->what ? o->what : "");
+			out_map_end(w);
+		}
+		out_array_end(w);
+	}
 	if (nshatom) {
 		out_key(w, "shared_atomics");
 		out_array_begin(w);
@@ -381,6 +399,66 @@ static bool read_wlist(const struct record *rec, const char *key, bool atomic,
 	return true;
 }
 
+const struct sym_opaque *sym_opaque_of(const struct sym_writes *r, const struct expr *e)
+{
+	if (!e || e->op != EOP_OPAQUE)
+		return NULL;
+	uint64_t tag = EOPQ_TAGOF(e->u);
+	if (!tag || SYM_OPAQUE_IS_STORE(tag) || SYM_OPAQUE_LAUNCH(tag) != r->launch ||
+	    SYM_OPAQUE_INDEX(tag) >= r->nopaques)
+		return NULL;
+	return &r->opaques[SYM_OPAQUE_INDEX(tag)];
+}
+
+static const char *str_of(const msgpack_object *o, struct arena *a)
+{
+	if (!o || o->type != MSGPACK_OBJECT_STR || memchr(o->via.str.ptr, 0, o->via.str.size))
+		return NULL;
+	char *s = arena_alloc(a, o->via.str.size + 1);
+	memcpy(s, o->via.str.ptr, o->via.str.size);
+	s[o->via.str.size] = 0;
+	return s;
+}
+
+/* "opaques", and every opaque node of the table naming an entry of it
+ * (functions must; reinterpretations may have tag 0). */
+static bool read_opaques(const struct record *rec, struct sym_writes *r, const struct expr **nodes,
+                         uint32_t ne, struct arena *a)
+{
+	const msgpack_object *arr;
+	uint32_t n;
+	if (!store_array(rec, "opaques", &arr, &n))
+		return false;
+	r->opaques = ARENA_NEWN(a, struct sym_opaque, n ? n : 1);
+	r->nopaques = n;
+	for (uint32_t i = 0; i < n; i++) {
+		const msgpack_object *m = &arr[i];
+		struct sym_opaque *o = &r->opaques[i];
+		uint64_t line = 0, sl = 0;
+		if (m->type != MSGPACK_OBJECT_MAP || !(o->instr = str_of(obj_get(m, "instr"), a)) ||
+		    !(o->what = str_of(obj_get(m, "what"), a)) ||
+		    (obj_get(m, "line") && (!obj_u64(obj_get(m, "line"), &line) || line > UINT32_MAX)) ||
+		    (obj_get(m, "src_line") && (!obj_u64(obj_get(m, "src_line"), &sl) || sl > UINT32_MAX))) {
+			rec_error(rec, "opaques entry %u is malformed (instr, what, line, src_file, src_line)", i);
+			return false;
+		}
+		o->line = (uint32_t)line;
+		o->src_line = (uint32_t)sl;
+		o->src_file = str_of(obj_get(m, "src_file"), a);
+	}
+	for (uint32_t i = 0; i < ne; i++) {
+		const struct expr *e = nodes[i];
+		if (e->op != EOP_OPAQUE || (!EOPQ_TAGOF(e->u) && EOPQ_KIND(e->u) != EOPQ_FN))
+			continue;
+		if (!sym_opaque_of(r, e)) {
+			rec_error(rec, "exprs: expression %u: opaque tag %llu names no entry of this launch's "
+			          "opaques", i, (unsigned long long)EOPQ_TAGOF(e->u));
+			return false;
+		}
+	}
+	return true;
+}
+
 bool sym_read_writes(const struct record *rec, struct ectx *cx, struct arena *a, struct sym_writes *r)
 {
 	bool ok = true;
@@ -409,7 +487,8 @@ bool sym_read_writes(const struct record *rec, struct ectx *cx, struct arena *a,
 		rec_error(rec, "exprs: %s", err);
 		return false;
 	}
-	return read_wlist(rec, "writes", false, nodes, ne, a, &r->writes, &r->nwrites) &&
+	return read_opaques(rec, r, nodes, ne, a) &&
+	       read_wlist(rec, "writes", false, nodes, ne, a, &r->writes, &r->nwrites) &&
 	       read_wlist(rec, "atomics", true, nodes, ne, a, &r->atomics, &r->natomics) &&
 	       read_shared(rec, "shared", false, nodes, ne, a, &r->shared, &r->nshared) &&
 	       read_shared(rec, "shared_atomics", true, nodes, ne, a, &r->shatomics, &r->nshatomics);

@@ -47,6 +47,8 @@ void vd_write_location(struct stream_out *w, const struct vd_location *r)
 		out_kf64(w, "ms", r->ms);
 	if (r->unconfirmed)
 		out_kbool(w, "unconfirmed", true);
+	if (r->opaque)
+		out_kbool(w, "opaque", true);
 	if (r->detail)
 		out_kstr(w, "detail", r->detail);
 	out_end(w);
@@ -115,6 +117,7 @@ void vd_write_verdict(struct stream_out *w, const struct vd_verdict *r)
 	out_ku64(w, "screen", r->screen);
 	out_ku64(w, "smt", r->smt);
 	out_ku64(w, "unconfirmed", r->unconfirmed);
+	out_ku64(w, "opaque", r->opaque);
 	if (r->sharded) {
 		char buf[32];
 		snprintf(buf, sizeof buf, "%u/%u", r->shard, r->nshards);
@@ -171,6 +174,8 @@ bool vd_read_location(const struct record *rec, struct arena *a, struct vd_locat
 		r->has_pos = obj_u64(x, &r->pos);
 	if ((x = rec_get(rec, "unconfirmed")) && x->type == MSGPACK_OBJECT_BOOLEAN)
 		r->unconfirmed = x->via.boolean;
+	if ((x = rec_get(rec, "opaque")) && x->type == MSGPACK_OBJECT_BOOLEAN)
+		r->opaque = x->via.boolean;
 	r->detail = rec_str_opt(rec, "detail", a, &ok);
 	if (ok && out > UINT32_MAX) {
 		rec_error(rec, "field 'output' out of range");
@@ -266,6 +271,7 @@ bool vd_read_verdict(const struct record *rec, struct arena *a, struct vd_verdic
 	r->screen = rec_u64_opt(rec, "screen", 0, &ok);
 	r->smt = rec_u64_opt(rec, "smt", 0, &ok);
 	r->unconfirmed = rec_u64_opt(rec, "unconfirmed", 0, &ok);
+	r->opaque = rec_u64_opt(rec, "opaque", 0, &ok);
 	const char *sh = rec_str_opt(rec, "shard", a, &ok);
 	if (sh) {
 		unsigned i, n;

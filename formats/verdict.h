@@ -43,6 +43,7 @@ struct vd_location {                 /* "location" */
 	uint64_t pos;                    /* position in the checking order */
 	bool has_pos;                    /* reader: pos was present */
 	bool unconfirmed;                /* solver: differs, but no witness confirmed */
+	bool opaque;                     /* unknown: the value depends on an opaque value */
 };
 
 struct vd_input {                    /* one input element of a witness */
@@ -89,6 +90,7 @@ struct vd_verdict {                  /* "verdict" */
 	const char *stopped;             /* "first-bug", "budget", "max-locations", "all" */
 	uint64_t structural, screen, smt;  /* locations decided by each path */
 	uint64_t unconfirmed;            /* solver differences without a confirmed witness */
+	uint64_t opaque;                 /* unknown locations that depend on an opaque value */
 	bool sharded;
 	uint32_t shard, nshards;         /* this stream checked positions = shard mod nshards */
 	bool has_estimate;

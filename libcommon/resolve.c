@@ -421,6 +421,84 @@ static int match_cmp(const void *pa, const void *pb)
 	return c;
 }
 
+/* Can a store of type w be read as r?  The same type, two integer types,
+ * or a float and an integer of one size: the read reinterprets the bits. */
+static bool readable_as(enum etype w, enum etype r)
+{
+	if (w == r || (!etype_is_float(w) && !etype_is_float(r)))
+		return true;
+	return etype_size(w) == etype_size(r) && etype_is_float(w) != etype_is_float(r);
+}
+
+/* Does value v hold bytes of the host or of a torch op (whose integer
+ * reads resolve to recorded contents) rather than a kernel's stores? */
+static bool from_host(const struct resolver *r, uint32_t v)
+{
+	for (size_t guard = 0; v < r->o->values.len && guard <= r->o->values.len; guard++) {
+		const struct obl_value *val = &r->o->values.items[v];
+		if (val->def == VD_INPUT || val->def == VD_OP || val->def == VD_DATA)
+			return true;
+		if (val->def != VD_COPY)
+			return false;
+		v = val->src;
+	}
+	return false;
+}
+
+/* An integer leaf below e that resolves to recorded contents. */
+static bool has_int_leaf(const struct resolver *r, const struct expr *e)
+{
+	if ((e->op == EOP_INPUT || e->op == EOP_ELEM) && !etype_is_float((enum etype)e->et))
+		return true;
+	if (e->op == EOP_LOAD && !etype_is_float((enum etype)e->et) && !SYM_IS_SHARED_SPACE(e->space) &&
+	    from_host(r, e->space))
+		return true;
+	for (unsigned i = 0; i < e->nargs; i++)
+		if ((e->args[i]->flags & EXPR_F_DATA) && has_int_leaf(r, e->args[i]))
+			return true;
+	return false;
+}
+
+/* An opaque node below e with such an integer leaf among its arguments. */
+static bool opaque_of_int(const struct resolver *r, const struct expr *e)
+{
+	if (!(e->flags & EXPR_F_OPAQUE))
+		return false;
+	if (e->op == EOP_OPAQUE)
+		for (unsigned i = 0; i < e->nargs; i++)
+			if (has_int_leaf(r, e->args[i]))
+				return true;
+	for (unsigned i = 0; i < e->nargs; i++)
+		if (opaque_of_int(r, e->args[i]))
+			return true;
+	return false;
+}
+
+/* Value x that launch l stored as type w, read as r (a float and an
+ * integer of one size): its bits reinterpreted before its loads are
+ * resolved, so that the idioms of expr-bits.c see the loads as the
+ * program read them.  NULL (RI_UNSUPPORTED) when the bits of an integer
+ * load of host data would stay opaque: integer reads of inputs resolve to
+ * recorded constants (resolve.h), which must not become a float. */
+static const struct expr *reinterpret_write(struct resolver *r, const struct sym_write *sw, enum etype rd,
+                                            uint32_t l, struct resolve_info *acc)
+{
+	const struct expr *x = sw->val;
+	enum etype w = sw->et;
+	if (w == rd || etype_is_float(w) == etype_is_float(rd))
+		return x;
+	const struct expr *c = rs_bits_as(r->cx, x, w, rd);   /* constant bits: the real itself */
+	if (c)
+		return c;
+	const struct expr *y = e_reinterp(r->cx, SYM_OPAQUE_STORE(l, sw->line), x, etype_is_float(rd) ? rd : w);
+	if (!y || opaque_of_int(r, y)) {
+		ri_fail(acc, RI_UNSUPPORTED, "launch %u stores %s bits that are read as %s", l, etype_name(w),
+		        etype_name(rd));
+		return NULL;
+	}
+	return y;
+}
+
 /* The value one thread leaves at the location: its matching writes in
  * program order, each guarded by the data part of its domain (a write
  * whose guard fails leaves what was there before: the previous version). */
@@ -431,10 +509,11 @@ static const struct expr *thread_value(struct resolver *r, const struct match *m
 	const struct expr *cur = NULL;
 	for (size_t i = 0; i < n; i++) {
 		const struct wcache *c = &r->wc[m[i].wi];
-		const struct expr *x = at_thread(r, m[i].w->val, m[i].tid, m[i].ctaid, depth, acc);
-		if (!x)
+		const struct expr *val = reinterpret_write(r, m[i].w, et, r->o->values.items[v].launch, acc);
+		if (!val)
 			return NULL;
-		if (!(x = rs_read_as(r->cx, x, m[i].w->et, et, acc)))
+		const struct expr *x = at_thread(r, val, m[i].tid, m[i].ctaid, depth, acc);
+		if (!x)
 			return NULL;
 		if (!c->dom_d) {
 			cur = x;
@@ -486,9 +565,7 @@ static int res_launch(struct resolver *r, uint32_t v, uint64_t off, enum etype e
 			.addr = r->wl[wi]->addr, .dom_t = r->wc[wi].dom_t,
 			.lin = r->wc[wi].lin_ok ? &r->wc[wi].lin : NULL,
 			.wsize = etype_size(r->wl[wi]->et), .rsize = etype_size(et),
-			.same_kind = r->wl[wi]->et == et ||
-			             (!etype_is_float(r->wl[wi]->et) && !etype_is_float(et)) ||
-			             rs_bits_as(r->cx, r->wl[wi]->val, r->wl[wi]->et, et),
+			.same_kind = readable_as(r->wl[wi]->et, et),
 			.off = off, .max_enum = r->lim.max_enum, .launch = l,
 		};
 		uint32_t tids[MAX_MATCH][3], ctaids[MAX_MATCH][3];

@@ -463,6 +463,29 @@ static Z3_ast tr_clz(struct smt *s, Z3_ast x, unsigned wx, unsigned w)
 	return r;
 }
 
+/* An opaque value is an uninterpreted function of its arguments: one per
+ * tag, and one per float type for the bit reinterpretations (a fixed
+ * function whatever the instruction that made it).  What holds for every
+ * meaning of the function holds for the true one. */
+static Z3_ast tr_opaque(struct smt *s, const struct expr *e, const Z3_ast *a)
+{
+	char name[96], sb[8];
+	int n;
+	if (EOPQ_KIND(e->u) == EOPQ_FN)
+		n = snprintf(name, sizeof name, "opaque#%llx", (unsigned long long)EOPQ_TAGOF(e->u));
+	else
+		n = snprintf(name, sizeof name, "%s.%s", EOPQ_KIND(e->u) == EOPQ_BITS ? "bits" : "float",
+		             etype_name(EOPQ_FT(e->u)));
+	Z3_sort dom[E_MAX_ARGS];
+	for (unsigned i = 0; i < e->nargs; i++) {
+		dom[i] = zsort(s, e->args[i]->sort);
+		if (n > 0 && (size_t)n < sizeof name - 8)
+			n += snprintf(name + n, sizeof name - (size_t)n, ":%s", sort_name(e->args[i]->sort, sb));
+	}
+	Z3_func_decl f = Z3_mk_func_decl(s->z, Z3_mk_string_symbol(s->z, name), e->nargs, dom, zsort(s, e->sort));
+	return K(s, Z3_mk_app(s->z, f, e->nargs, a));
+}
+
 static Z3_ast tr_node(struct smt *s, const struct expr *e, const Z3_ast *a, Z3_ast *fact)
 {
 	Z3_context z = s->z;
@@ -567,6 +590,8 @@ static Z3_ast tr_node(struct smt *s, const struct expr *e, const Z3_ast *a, Z3_a
 		return mk_r2bv(s, a[0], (enum rmode)e->u, w, e->op == EOP_R2S);
 	case EOP_BOOL2BV:
 		return mk_ite(s, a[0], bvnum(s, 1, w), bvnum(s, 0, w));
+	case EOP_OPAQUE:
+		return tr_opaque(s, e, a);
 	}
 	s->failed = true;
 	return NULL;

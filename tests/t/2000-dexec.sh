@@ -122,6 +122,59 @@ test_expect_success 'unknown instruction: unsupported, exit 3' '
 	test_cmp expect msg
 '
 
+# k(a, b, c, n) kernels of our own: PTX that once aborted dexec, and an
+# opaque value (dp4a) before an out-of-bounds store.
+kptx() {
+	printf '.version 8.0\n.target sm_90\n.address_size 64\n'
+	printf '.visible .entry k(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 n)\n{\n'
+	printf '.reg .b32 %%r<8>;\n.reg .b64 %%rd<8>;\n.reg .b128 %%rq<2>;\n'
+	printf 'ld.param.u64 %%rd1, [a];\nld.param.u64 %%rd2, [c];\nmov.u32 %%r1, %%tid.x;\n'
+	printf 'mul.wide.u32 %%rd3, %%r1, 4;\nadd.s64 %%rd4, %%rd1, %%rd3;\nadd.s64 %%rd5, %%rd2, %%rd3;\n'
+	cat
+	printf 'ret;\n}\n'
+}
+
+test_expect_success 'a .b128 register: unsupported (operand width), no abort' '
+	echo "mov.b64 %rd6, %rq1;" | kptx >b128.ptx &&
+	mkobl b128.ptx k 1 32 32 128 128 >obl &&
+	test_must_fail --status=3 dexec obl >sym &&
+	test "$(dcat sym | jq -r "select(.t == \"unsupported\") | .what")" = "operand width"
+'
+
+test_expect_success 'mul.wide of 64-bit operands: unsupported (operand width), no abort' '
+	printf "mul.wide.u64 %%rd6, %%rd3, %%rd3;\nst.global.u64 [%%rd5], %%rd6;\n" | kptx >w64.ptx &&
+	mkobl w64.ptx k 1 32 32 128 256 >obl &&
+	test_must_fail --status=3 dexec obl >sym &&
+	dcat sym | jq -r "select(.t == \"unsupported\") | .message" >msg &&
+	grep -q "makes a 128-bit product" msg
+'
+
+test_expect_success 'an opaque value does not stop the launch: the store past the end is found' '
+	printf "ld.global.u32 %%r2, [%%rd4];\ndp4a.u32.u32 %%r3, %%r2, %%r2, 0;\nst.global.u32 [%%rd5+64], %%r3;\n" |
+		kptx >dp4a.ptx &&
+	mkobl dp4a.ptx k 1 32 32 128 128 >obl &&
+	test_must_fail --status=1 dexec obl >sym &&
+	dcat sym >sym.json &&
+	test "$(jq -r "select(.t == \"finding\") | .class" sym.json)" = oob-global &&
+	test -z "$(jq -c "select(.t == \"unsupported\")" sym.json)"
+'
+
+test_expect_success 'the writes record names the origin of its opaque values' '
+	printf "ld.global.u32 %%r2, [%%rd4];\ndp4a.u32.u32 %%r3, %%r2, %%r2, 0;\nst.global.u32 [%%rd5], %%r3;\n" |
+		kptx >dp4a2.ptx &&
+	mkobl dp4a2.ptx k 1 32 32 128 128 >obl &&
+	dexec obl >sym &&
+	dcat sym | jq -c "select(.t == \"writes\")" >w.json &&
+	test "$(jq -c ".opaques" w.json)" = "[{\"line\":16,\"instr\":\"dp4a.u32.u32 %r3, %r2, %r2, 0;\",\"what\":\"instruction '"'dp4a.u32.u32'"'\"}]" &&
+	jq -e ".exprs | map(select(.[0] == \"opaque\")) | .[0][2] == 1 and .[0][3] == \"\"" w.json >/dev/null
+'
+
+test_expect_success 'an opaque tag naming no entry of its launch: trouble' '
+	dcat sym | jq -c "if .t == \"writes\" then .opaques = [] else . end" | dcat -r >bad.sym &&
+	test_must_fail --status=2 dcheck bad.sym >/dev/null 2>err &&
+	grep -q "opaque tag 1 names no entry" err
+'
+
 test_expect_success 'dexec replaces the findings of an earlier run: a stale one is dropped' '
 	mkobl "$FIX/vec_add.ptx" $VEC 4 256 1024 4096 4000 >obl &&
 	test_must_fail --status=1 dexec obl >sym &&

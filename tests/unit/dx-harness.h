@@ -20,6 +20,7 @@
 #include "../../dexec/local.c"
 #include "../../dexec/rollup.c"
 #include "../../dexec/idioms.c"
+#include "../../dexec/opaque.c"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,7 +73,7 @@ static inline void tb_init(struct tb *t, const char *ptx, const char *kernel,
 	l.args = ARENA_NEWN(&t->o.arena, struct obl_arg, 16);
 	VEC_PUSH(t->o.launches, l);
 	t->l = &t->o.launches.items[0];
-	t->opts = (struct dx_opts){ DX_DEFAULT_STEPS, DX_DEFAULT_BUNDLES, 10000, false };
+	t->opts = (struct dx_opts){ DX_DEFAULT_STEPS, DX_DEFAULT_BUNDLES, 10000, false, NULL };
 	t->smt = smt_new(10000, 0);
 }
 

@@ -137,8 +137,21 @@ static void test_tampered(void)
 	struct tb t;
 	uint32_t x = 0, y = 0;
 	struct dx_launch *L = run(&t, ptx, "_Z5k_expPKfPfi", false, &x, &y);
-	ok(L->unsup && !strcmp(L->uns.what, "bit reinterpretation"), "tampered expf: unsupported (%s)",
-	   L->unsup ? L->uns.what : "supported");
+	/* not rolled up, so the bits of 2^n are an opaque value: the launch
+	 * still runs, its write holds the opaque value and names it */
+	ok(!L->unsup && L->writes.len == 1, "tampered expf: supported with an opaque value (%s)",
+	   L->unsup ? L->uns.message : "supported");
+	if (L->writes.len == 1) {
+		const struct expr *o = e_first_opaque(L->writes.items[0].val);
+		ok(o && EOPQ_KIND(o->u) == EOPQ_FLOAT, "tampered expf: the float of the bits of 2^n");
+		uint32_t i = o ? SYM_OPAQUE_INDEX(EOPQ_TAGOF(o->u)) : 0;
+		ok(o && i < L->opaques.len && !strcmp(L->opaques.items[i].what, "bit reinterpretation") &&
+		   strstr(L->opaques.items[i].instr, "mov.b32") && L->opaques.items[i].src_line == 10,
+		   "tampered expf: its origin names the mov, PTX line %u, transc.cu:%u ('%s')",
+		   o && i < L->opaques.len ? L->opaques.items[i].line : 0,
+		   o && i < L->opaques.len ? L->opaques.items[i].src_line : 0,
+		   o && i < L->opaques.len ? L->opaques.items[i].instr : "");
+	}
 	tb_free(&t);
 	free(ptx);
 }

@@ -103,6 +103,24 @@ static void test_equiv(struct smt *s, struct ectx *cx)
 	const struct expr *cv = e_op1(cx, EOP_S2R, 0, 0, i);
 	const struct expr *rt = e_op1(cx, EOP_R2S, SORT_BV(32), RM_RN, cv);
 	is_int(smt_equiv(s, rt, i, &opts, &a, &w), EQ_EQUAL, "r2s(s2r(i)) = i");
+
+	/* opaque values: uninterpreted functions; equal for every meaning, or unknown */
+	const struct expr *sqx = e_op2(cx, EOP_FMUL, x, x);
+	const struct expr *ax = e_op1(cx, EOP_FABS, 0, 0, x), *aa = e_op2(cx, EOP_FMUL, ax, ax);
+	const struct expr *o1 = e_opaque(cx, 77, SORT_REAL, 1, &sqx), *o2 = e_opaque(cx, 77, SORT_REAL, 1, &aa);
+	ok(o1 != o2, "f(x*x) and f(|x|*|x|) are two nodes");
+	is_int(smt_equiv(s, o1, o2, &opts, &a, &w), EQ_EQUAL, "f(x*x) = f(|x|*|x|) for every f");
+	const struct expr *o3 = e_opaque(cx, 78, SORT_REAL, 1, &sqx);
+	r = smt_equiv(s, o1, o3, &opts, &a, &w);
+	ok(r == EQ_UNCONFIRMED || r == EQ_UNKNOWN, "f(x*x) vs g(x*x): never a witness (%s)", smt_equiv_name(r));
+	r = smt_equiv(s, o1, e_op2(cx, EOP_FADD, o1, e_real(cx, 1)), &opts, &a, &w);
+	ok(r == EQ_UNCONFIRMED || r == EQ_UNKNOWN, "f(x) vs f(x) + 1: not confirmed without a meaning (%s)",
+	   smt_equiv_name(r));
+	const struct expr *bx1 = e_reinterp(cx, 5, x, ET_F32), *bx2 = e_reinterp(cx, 6, sqx, ET_F32);
+	const struct expr *bx3 = e_reinterp(cx, 9, aa, ET_F32);
+	is_int(smt_equiv(s, bx2, bx3, &opts, &a, &w), EQ_EQUAL, "bits of equal reals are equal, whatever the tag");
+	r = smt_equiv(s, bx1, bx2, &opts, &a, &w);
+	ok(r != EQ_EQUAL && r != EQ_DIFFER, "bits(x) vs bits(x*x): undecided (%s)", smt_equiv_name(r));
 	arena_release(&a);
 }
 
@@ -160,7 +178,11 @@ static void test_roundtrip(void)
 	const struct expr *v = e_ite(cx, c, e_op2(cx, EOP_FSUB, f, e_real(cx, 0.1)),
 	                             e_op1(cx, EOP_S2R, 0, 0, e_op1(cx, EOP_R2S, SORT_BV(32), RM_RZ, x)));
 	const struct expr *u = e_op2(cx, EOP_FADD, v, e_undef_tag(cx, SORT_REAL, 3));
-	const struct expr *b = e_and(cx, e_var(cx, 1, SORT_BOOL), e_op2(cx, EOP_EQ, e_elem(cx, 2, 0, ET_S32), e_bv(cx, 5, 32)));
+	const struct expr *ox[2] = { x, tid };
+	const struct expr *opq = e_opaque(cx, (2ull << 32) | 4, SORT_BV(32), 2, ox);
+	const struct expr *bits = e_reinterp(cx, 3, ld, ET_F32);
+	const struct expr *b = e_and(cx, e_var(cx, 1, SORT_BOOL), e_op2(cx, EOP_EQ, e_elem(cx, 2, 0, ET_S32),
+	                                                              e_op2(cx, EOP_ADD, opq, bits)));
 	const struct expr *roots[] = { u, b };
 	struct etable *t = etable_new();
 	uint32_t iu = etable_add(t, u), ib = etable_add(t, b);
@@ -204,7 +226,7 @@ static void test_roundtrip(void)
 	/* bad inputs: every one an error message, never a crash */
 	int nbad = 0;
 	/* build the bad tables with msgpack directly */
-	for (int k = 0; k < 8; k++) {
+	for (int k = 0; k < 12; k++) {
 		msgpack_sbuffer sb;
 		msgpack_sbuffer_init(&sb);
 		msgpack_packer pk;
@@ -264,6 +286,26 @@ static void test_roundtrip(void)
 			msgpack_pack_uint32(&pk, 0);
 			msgpack_pack_uint32(&pk, 0);
 			break;
+		case 8: /* opaque: unknown reinterpretation */
+		case 9: /* opaque: bits of a real as a 16-bit vector for f32 */
+		case 10: /* opaque: tag too large */
+		case 11: /* opaque: no tag */
+			msgpack_pack_array(&pk, k == 11 ? 3 : 5);
+			msgpack_pack_str_with_body(&pk, "opaque", 6);
+			msgpack_pack_str_with_body(&pk, k == 9 ? "bv16" : "bv32", 4);
+			if (k == 10)
+				msgpack_pack_uint64(&pk, 1ull << 60);
+			else if (k != 11)
+				msgpack_pack_uint32(&pk, 1);
+			if (k == 8)
+				msgpack_pack_str_with_body(&pk, "bits.u32", 8);
+			else if (k == 11)
+				msgpack_pack_str_with_body(&pk, "", 0);
+			else
+				msgpack_pack_str_with_body(&pk, "bits.f32", 8);
+			if (k != 11)
+				msgpack_pack_uint32(&pk, 0);
+			break;
 		}
 		msgpack_unpacked u2;
 		msgpack_unpacked_init(&u2);
@@ -277,7 +319,7 @@ static void test_roundtrip(void)
 		msgpack_unpacked_destroy(&u2);
 		msgpack_sbuffer_destroy(&sb);
 	}
-	ok(nbad == 8, "bad tables are refused with a message (%d of 8)", nbad);
+	ok(nbad == 12, "bad tables are refused with a message (%d of 12)", nbad);
 	etable_free(t);
 	arena_release(&a);
 	ectx_free(cx);
