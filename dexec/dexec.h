@@ -5,17 +5,19 @@
  * One launch is executed by a worklist of bundles (logical threads).  A
  * bundle stands for the threads whose (tid, ctaid) satisfy its domain, a
  * bool expression over TID/CTAID.  Registers hold expressions; a branch on
- * a thread-dependent predicate splits the bundle.  Global stores append
- * to the launch's write set; loads become LOAD leaves of the value read.
+ * a thread-dependent predicate splits the bundle, one on data runs both
+ * arms and merges them (merge.c).  Global stores append to the launch's
+ * write set; loads become LOAD leaves of the value read.
  *
  * Files: main.c (options, stream), run.c (obligation: modules, launches,
  * records), exec.c (bundles, branching, budgets, solver memo), instr.c
  * (arithmetic, logic, conversions, comparisons), operand.c (registers,
  * immediates, special registers, sort coercions), mem.c (parameters,
  * loads, stores, bounds, store-to-load forwarding), atomic.c (atom, red
- * and the compare-and-swap loop idiom), report.c (findings and
- * unsupported records with their messages), opaque.c (opaque values for
- * what has no exact meaning, and their origins).
+ * and the compare-and-swap loop idiom), merge.c (branches on data whose
+ * arms rejoin), report.c (findings and unsupported records with their
+ * messages), opaque.c (opaque values for what has no exact meaning, and
+ * their origins).
  */
 #ifndef DIRIGO_DEXEC_H
 #define DIRIGO_DEXEC_H
@@ -68,6 +70,20 @@ struct dx_store {
 	unsigned size;               /* bytes */
 };
 
+/* A branch on data whose arms a bundle is running (merge.c): immutable,
+ * shared by the bundles split inside an arm. */
+struct dx_arm {
+	const struct dx_arm *up;     /* the enclosing data branch, or NULL */
+	unsigned join;               /* where the arms rejoin */
+	unsigned other;              /* the taken arm's first instruction */
+	const struct expr *cond;     /* the branch condition (taken) */
+	const struct expr *dcond;    /* the condition of the arm being run, with up's */
+	const struct expr **saved;   /* registers at the branch (first arm), or those
+	                                the fall-through arm left (second arm) */
+	bool second;                 /* running the taken arm */
+	const struct ptx_instr *in;  /* the branch */
+};
+
 struct dx_bundle {
 	const struct expr *dom;      /* which threads this bundle stands for */
 	unsigned pc;                 /* next instruction */
@@ -78,6 +94,7 @@ struct dx_bundle {
 	uint32_t epoch;              /* barrier epochs passed (bar.sync) */
 	uint32_t sub;                /* warp epochs (bar.warp.sync) since the last barrier */
 	const struct dx_store *shstores;   /* own shared stores of this (epoch, sub) */
+	const struct dx_arm *arm;    /* innermost data branch being run (merge.c), or NULL */
 };
 
 struct dx_memo;                      /* solver answers by condition */
@@ -95,6 +112,7 @@ struct dx_gacc {
 	bool sure;                   /* no data-dependent guard: it happens */
 	const struct ptx_instr *in;
 };
+struct dx_merge;                     /* control flow of the kernel, for data branches (merge.c) */
 struct dx_func;                      /* the function a launch executes (prepare.c) */
 
 /* Decoded opcodes, one per instruction of the kernel. */
@@ -133,6 +151,7 @@ struct dx_launch {
 	uint64_t steps;
 	struct dx_memo *memo;
 	const struct expr **scratch; /* fn->nregs, for predicated execution */
+	struct dx_merge *merge;      /* made at the first data branch (merge.c) */
 
 	/* results */
 	VEC(struct sym_write) writes;
@@ -210,7 +229,11 @@ const struct ptx_var *dx_var(struct dx_launch *L, uint32_t index);
 /* ---- mem.c ------------------------------------------------------------- */
 
 /* ld/ldu/st/cvta of bundle b; guard is the instruction's predicate value
- * (NULL when it has none).  Returns 0 or -1 (unsupported). */
+ * (NULL when it has none), for a store with the data condition of the arm
+ * b runs (dx_arm_cond) and'ed in; a load takes that from b.  The bounds
+ * of an access are checked for the threads that may make it; under a
+ * condition on data, one that may be out of bounds is a finding too.
+ * Returns 0 or -1 (unsupported). */
 int dx_load(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
             const struct expr *guard);
 int dx_store(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
@@ -259,6 +282,25 @@ int dx_atomic_finish(struct dx_launch *L);
 void dx_global_access(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
                       uint32_t vin, uint32_t vout, const struct expr *dom, const struct expr *off,
                       unsigned size, bool atomic, bool sure);
+
+/* ---- merge.c: branches on data whose arms rejoin ---------------------------- */
+
+/* Bundle b is at instruction in, a branch on the data condition g: runs
+ * its arms in turn (the fall-through one first; b->pc is set) to merge
+ * them where they rejoin.  -1 after dx_unsupported when they cannot be
+ * merged: a loop exit ("loop exit depends on data"), or a barrier, warp
+ * operation, atomic or exit before the join ("data-dependent branch"). */
+int dx_merge_branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+                    const struct expr *g);
+/* Called before each instruction of a bundle running arms: at a join,
+ * goes on to the taken arm or merges the registers (ite over the branch
+ * condition).  0 or -1 (unsupported). */
+int dx_merge_join(struct dx_launch *L, struct dx_bundle *b);
+/* The data condition under which the bundle's current instruction runs
+ * (every enclosing arm's), or NULL outside arms: it guards stores and is
+ * assumed by bounds checks. */
+const struct expr *dx_arm_cond(const struct dx_bundle *b);
+void dx_merge_free(struct dx_merge *m);              /* NULL ok */
 
 /* ---- report.c ---------------------------------------------------------- */
 
@@ -311,7 +353,8 @@ void dx_shared_free(struct dx_shared *sh);            /* NULL ok */
 bool dx_shared_addr(struct dx_launch *L, const struct expr *addr);
 /* The offset in the block's shared window of addr, checked against the
  * bounds of the variable it is based on for every thread of dom (an
- * "oob-shared" finding when not: returns 1).  0 with *off, or -1. */
+ * "oob-shared" finding when not: returns 1; data_guard: dom holds a
+ * condition on data, which the message names).  0 with *off, or -1. */
 int dx_shared_target(struct dx_launch *L, const struct ptx_instr *in, const struct expr *addr,
                      const struct expr *dom, unsigned size, bool is_store, bool data_guard,
                      const struct expr **off);

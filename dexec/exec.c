@@ -1,10 +1,11 @@
 /*
  * exec.c: executes one launch (paper 3.3.1-3.3.2).  A worklist of bundles,
  * each run to its end; a branch on a predicate over tid/ctaid splits the
- * bundle into the halves the solver finds non-empty; a branch on data is
- * unsupported.  Predicated non-branch instructions merge their results
- * with ite.  Steps and bundles are budgeted; solver answers are memoised
- * per condition (hash-consing makes equal conditions one pointer).
+ * bundle into the halves the solver finds non-empty; a branch on data
+ * runs both arms and merges them where they rejoin (merge.c).  Predicated
+ * non-branch instructions merge their results with ite.  Steps and
+ * bundles are budgeted; solver answers are memoised per condition
+ * (hash-consing makes equal conditions one pointer).
  *
  * A bundle that reaches a barrier or a warp primitive waits; when no
  * bundle can run, the waiting ones are released: a group at one warp
@@ -125,6 +126,7 @@ static struct dx_bundle *bundle_new(struct dx_launch *L, const struct dx_bundle 
 		b->epoch = from->epoch;
 		b->sub = from->sub;
 		b->shstores = from->shstores;
+		b->arm = from->arm;
 	} else {
 		b->dom = e_bool(L->cx, true);
 	}
@@ -193,10 +195,8 @@ static int branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_ins
 		dx_unsupported(L, in, "opaque branch", "a branch on %s", dx_opaque_name(L, g));
 		return STEP_STOP;
 	}
-	if (e_has_data(g)) {
-		dx_unsupported(L, in, "data-dependent branch", "a branch on loaded data");
-		return STEP_STOP;
-	}
+	if (e_has_data(g))
+		return dx_merge_branch(L, b, in, g) < 0 ? STEP_STOP : STEP_NEXT;
 	const struct expr *taken = e_and(L->cx, b->dom, g);
 	const struct expr *fall = e_and(L->cx, b->dom, e_not(L->cx, g));
 	bool st = dx_sat(L, taken, NULL, NULL) != SMT_UNSAT;
@@ -248,8 +248,17 @@ static int guarded(struct dx_launch *L, struct dx_bundle *b, const struct ptx_in
 	return 0;
 }
 
+/* g and the data condition of the arm the bundle runs (merge.c). */
+static const struct expr *with_arm(struct dx_launch *L, const struct dx_bundle *b, const struct expr *g)
+{
+	const struct expr *c = dx_arm_cond(b);
+	return !c ? g : g ? e_and(L->cx, g, c) : c;
+}
+
 static int step(struct dx_launch *L, struct dx_bundle *b)
 {
+	if (b->arm && dx_merge_join(L, b) < 0)
+		return STEP_STOP;
 	if (b->pc >= L->fn->ninstrs)
 		return STEP_END;
 	const struct ptx_instr *in = &L->fn->instrs[b->pc];
@@ -298,7 +307,7 @@ static int step(struct dx_launch *L, struct dx_bundle *b)
 			return STEP_STOP;
 		return STEP_WAIT;      /* the bundle waits for the others (released in run_all) */
 	case DO_ST:
-		r = dx_store(L, b, in, g);
+		r = dx_store(L, b, in, with_arm(L, b, g));
 		break;
 	case DO_ATOM:
 	case DO_RED:
@@ -419,6 +428,7 @@ void dx_launch_release(struct dx_launch *L)
 	VEC_FREE(L->opaques);
 	VEC_FREE(L->opaque_ins);
 	dx_shared_free(L->sh);
+	dx_merge_free(L->merge);
 	VEC_FREE(L->writes);
 	VEC_FREE(L->findings);
 	if (L->memo) {

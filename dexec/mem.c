@@ -224,7 +224,9 @@ static int resolve_store(struct dx_launch *L, const struct ptx_instr *in, const 
 /* ---- bounds ----------------------------------------------------------------- */
 
 /* 0: in bounds for every thread of dom; 1: a finding was made (skip the
- * access); -1: unsupported. */
+ * access); -1: unsupported.  data_guard: dom holds a condition over data
+ * (the access is predicated on data, or in an arm of a branch on data),
+ * which may hold: the finding says so. */
 static int bounds(struct dx_launch *L, const struct ptx_instr *in, const struct expr *dom,
                   const struct target *t, unsigned size, bool is_store, bool data_guard)
 {
@@ -240,9 +242,6 @@ static int bounds(struct dx_launch *L, const struct ptx_instr *in, const struct 
 		return 0;
 	if (r == SMT_UNKNOWN)
 		return dx_unsupported(L, in, "solver", "the solver could not decide the bounds of an access");
-	if (data_guard)
-		return dx_unsupported(L, in, "predicated access",
-		                      "an access under a data-dependent predicate that may be out of bounds");
 	const struct expr *c = e_at_thread(cx, off, tid, ctaid);
 	int64_t o = c->op == EOP_BV ? (int64_t)c->u : 0;
 	const char *name = t->kind == T_BUF ? dx_value_name(L, t->vin)
@@ -250,9 +249,10 @@ static int bounds(struct dx_launch *L, const struct ptx_instr *in, const struct 
 	const char *src = dx_src(L, in);
 	char *msg = arena_printf(&L->a,
 		"kernel '%s' %s %u bytes at byte offset %" PRId64 " of a %" PRIu64 "-byte buffer (%s) "
-		"at thread (%u,%u,%u) block (%u,%u,%u), PTX line %u%s%s",
+		"at thread (%u,%u,%u) block (%u,%u,%u)%s, PTX line %u%s%s",
 		L->l->kernel, is_store ? "writes" : "reads", size, o, t->bytes, name,
-		tid[0], tid[1], tid[2], ctaid[0], ctaid[1], ctaid[2], in->line,
+		tid[0], tid[1], tid[2], ctaid[0], ctaid[1], ctaid[2],
+		data_guard ? " when a condition on data holds" : "", in->line,
 		src ? ", " : "", src ? src : "");
 	uint32_t value = t->kind == T_BUF ? t->vin : NO_VALUE;
 	dx_finding(L, in, "oob-global", tid, ctaid, value, o, msg);
@@ -503,21 +503,136 @@ static int space_check(struct dx_launch *L, const struct ptx_instr *in, enum ptx
 	return 0;
 }
 
-/* Splits a guard into the part bounds and domains use (thread-only) and
- * whether values must be merged because it depends on data. */
+/* The threads of bundle b that make an access under guard (NULL: none):
+ * the bundle's domain, cut by a thread-only guard.  A guard over data
+ * cannot cut it: *data says so (a stored value is merged with the old
+ * one).  *when is the domain with every condition the access is made
+ * under, the data condition of the arm b runs included (merge.c): bounds
+ * must hold there, and *data is set when it holds data. */
 static const struct expr *guard_dom(struct dx_launch *L, struct dx_bundle *b, const struct expr *guard,
-                                    bool *data)
+                                    bool *data, const struct expr **when)
 {
+	const struct expr *arm = dx_arm_cond(b), *dom;
 	*data = guard && e_has_data(guard);
-	if (!guard || *data)
-		return b->dom;
-	return e_and(L->cx, b->dom, guard);
+	dom = !guard || *data ? b->dom : e_and(L->cx, b->dom, guard);
+	*when = *data ? e_and(L->cx, dom, guard) : dom;
+	if (arm) {
+		*when = e_and(L->cx, *when, arm);
+		*data = true;
+	}
+	return dom;
+}
+
+/* Reads the elements of load in at addr into v[] (NULL for '_'), as the
+ * destination registers take them; dom, when and data as guard_dom gives
+ * them.  0 or -1. */
+static int load_at(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+                   const struct expr *addr, const struct expr *dom, const struct expr *when, bool data,
+                   const struct expr **v)
+{
+	struct ectx *cx = L->cx;
+	enum ptx_space sp = ptx_instr_space(in);
+	const struct ptx_operand *d = &in->ops[0];
+	unsigned n = ptx_instr_vec(in), esz = ptx_type_bits(in->type) / 8;
+	struct target t;
+	int r;
+	if (sp == PS_SHARED || (sp == PS_GENERIC && dx_shared_addr(L, addr))) {
+		t.kind = T_SHARED;
+		t.dom = dom;
+		if ((r = dx_shared_target(L, in, addr, when, n * esz, false, data, &t.off)) < 0)
+			return -1;
+	} else {
+		if (resolve(L, in, addr, &t) < 0)
+			return -1;
+		if (sp == PS_CONST && (!t.var || t.var->space != PS_CONST))
+			return dx_unsupported(L, in, "address", "ld.const of an address outside constant memory");
+		if ((r = bounds(L, in, when, &t, n * esz, false, data)) < 0)
+			return -1;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const struct ptx_operand *de = elem(d, i);
+		v[i] = NULL;
+		if (de->kind == PO_SINK)
+			continue;
+		enum ptx_type rt = reg_type(L, de);
+		enum etype et = et_for(in->type, rt);
+		if (et == ET_NONE)
+			return dx_unsupported(L, in, "load type", "a load of .%s", ptx_type_name(in->type));
+		if (r == 1) {
+			v[i] = e_undef(cx, etype_sort(et));
+		} else {
+			const struct expr *o = e_op2(cx, EOP_ADD, t.off, e_bv(cx, (uint64_t)i * esz, 64));
+			if (!(v[i] = read_value(L, b, in, &t, o, et)))
+				return -1;
+		}
+		sort_t rs = dx_sort_of(rt);
+		if (SORT_KIND(v[i]->sort) == SK_BV && SORT_KIND(rs) == SK_BV)
+			v[i] = e_resize(cx, v[i], SORT_WIDTH(rs), et == ET_S8 || et == ET_S16 || et == ET_S32);
+	}
+	return 0;
+}
+
+/* ---- addresses chosen by data ---------------------------------------------- */
+
+/* nvcc turns 'm = fmaxf(s[i], s[i + k])' into a select between the two
+ * addresses on a comparison of the values: an address that depends on
+ * data only through ite nodes is a choice between addresses that do not. */
+#define MAX_CHOICES 3                /* conditions a load may choose by */
+
+/* The condition of the first ite over data in address e, NULL if none. */
+static const struct expr *addr_choice(const struct expr *e)
+{
+	if (!e_has_data(e) || e->op == EOP_LOAD || e->op == EOP_ELEM || e->op == EOP_INPUT)
+		return NULL;
+	if (e->op == EOP_ITE && e_has_data(e->args[0]))
+		return e->args[0];
+	for (unsigned i = 0; i < e->nargs; i++) {
+		const struct expr *c = addr_choice(e->args[i]);
+		if (c)
+			return c;
+	}
+	return NULL;
+}
+
+/* e with every ite over c replaced by its then (side) or else arm. */
+static const struct expr *choose(struct ectx *cx, const struct expr *e, const struct expr *c, bool side)
+{
+	if (!e_has_data(e) || !e->nargs || e->op == EOP_LOAD)
+		return e;
+	if (e->op == EOP_ITE && e->args[0] == c)
+		return choose(cx, e->args[side ? 1 : 2], c, side);
+	const struct expr *a[E_MAX_ARGS];
+	bool same = true;
+	for (unsigned i = 0; i < e->nargs; i++) {
+		a[i] = choose(cx, e->args[i], c, side);
+		same &= a[i] == e->args[i];
+	}
+	return same ? e : e_op(cx, (enum eop)e->op, e->sort, e->u, e->nargs, a);
+}
+
+/* load_at, where addr may choose by data: each choice read under its
+ * condition (bounds included), the values merged by ite. */
+static int load_chosen(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+                       const struct expr *addr, const struct expr *dom, const struct expr *when, bool data,
+                       const struct expr **v, unsigned depth)
+{
+	struct ectx *cx = L->cx;
+	const struct expr *c = depth < MAX_CHOICES ? addr_choice(addr) : NULL;
+	if (!c)
+		return load_at(L, b, in, addr, dom, when, data, v);
+	const struct expr *vt[8], *vf[8];
+	if (load_chosen(L, b, in, choose(cx, addr, c, true), dom, e_and(cx, when, c), true, vt, depth + 1) < 0 ||
+	    load_chosen(L, b, in, choose(cx, addr, c, false), dom, e_and(cx, when, e_not(cx, c)), true, vf,
+	                depth + 1) < 0)
+		return -1;
+	for (unsigned i = 0; i < ptx_instr_vec(in); i++)
+		v[i] = vt[i] && vf[i] ? e_ite(cx, c, vt[i], vf[i]) : NULL;
+	return 0;
 }
 
 int dx_load(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
             const struct expr *guard)
 {
-	struct ectx *cx = L->cx;
 	enum ptx_space sp = ptx_instr_space(in);
 	if (sp == PS_PARAM)
 		return load_param(L, b, in);
@@ -527,50 +642,21 @@ int dx_load(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in
 	unsigned n = ptx_instr_vec(in), esz = ptx_type_bits(in->type) / 8;
 	if (check_shape(L, in, d, n, esz) < 0)
 		return -1;
+	if (n > 8)
+		return dx_unsupported(L, in, "operands", "a load of more than 8 elements");
 	const struct expr *addr = address(L, b, in, &in->ops[1]);
-	struct target t;
 	bool data;
-	const struct expr *dom = guard_dom(L, b, guard, &data);
+	const struct expr *when, *dom = guard_dom(L, b, guard, &data, &when), *v[8];
 	int r;
 	if (!addr || addr_exact(L, in, addr) < 0)
 		return -1;
 	if (e_has_undef(addr) && (r = dx_undef_sink(L, in, b->dom, addr, "addresses memory with")) != 0)
 		return r < 0 ? -1 : 0;
-	if (sp == PS_SHARED || (sp == PS_GENERIC && dx_shared_addr(L, addr))) {
-		t.kind = T_SHARED;
-		t.dom = dom;
-		if ((r = dx_shared_target(L, in, addr, dom, n * esz, false, data, &t.off)) < 0)
+	if (load_chosen(L, b, in, addr, dom, when, data, v, 0) < 0)
+		return -1;
+	for (unsigned i = 0; i < n; i++)
+		if (v[i] && dx_set(L, b, in, elem(d, i), v[i]) < 0)
 			return -1;
-	} else {
-		if (resolve(L, in, addr, &t) < 0)
-			return -1;
-		if (sp == PS_CONST && (!t.var || t.var->space != PS_CONST))
-			return dx_unsupported(L, in, "address", "ld.const of an address outside constant memory");
-		if ((r = bounds(L, in, dom, &t, n * esz, false, data)) < 0)
-			return -1;
-	}
-	for (unsigned i = 0; i < n; i++) {
-		const struct ptx_operand *de = elem(d, i);
-		if (de->kind == PO_SINK)
-			continue;
-		enum ptx_type rt = reg_type(L, de);
-		enum etype et = et_for(in->type, rt);
-		if (et == ET_NONE)
-			return dx_unsupported(L, in, "load type", "a load of .%s", ptx_type_name(in->type));
-		const struct expr *v;
-		if (r == 1) {
-			v = e_undef(cx, etype_sort(et));
-		} else {
-			const struct expr *o = e_op2(cx, EOP_ADD, t.off, e_bv(cx, (uint64_t)i * esz, 64));
-			if (!(v = read_value(L, b, in, &t, o, et)))
-				return -1;
-		}
-		sort_t rs = dx_sort_of(rt);
-		if (SORT_KIND(v->sort) == SK_BV && SORT_KIND(rs) == SK_BV)
-			v = e_resize(cx, v, SORT_WIDTH(rs), et == ET_S8 || et == ET_S16 || et == ET_S32);
-		if (dx_set(L, b, in, de, v) < 0)
-			return -1;
-	}
 	return 0;
 }
 
@@ -594,8 +680,8 @@ static int store_shared(struct dx_launch *L, struct dx_bundle *b, const struct p
 	const struct ptx_operand *s = &in->ops[1];
 	unsigned n = ptx_instr_vec(in), esz = ptx_type_bits(in->type) / 8;
 	bool data;
-	const struct expr *dom = guard_dom(L, b, guard, &data), *off;
-	int r = dx_shared_target(L, in, addr, dom, n * esz, true, data, &off);
+	const struct expr *when, *dom = guard_dom(L, b, guard, &data, &when), *off;
+	int r = dx_shared_target(L, in, addr, when, n * esz, true, data, &off);
 	if (r != 0)
 		return r < 0 ? -1 : 0;
 	for (unsigned i = 0; i < n; i++) {
@@ -658,8 +744,8 @@ int dx_store(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *i
 		if (L->l->args[i].is_ptr && L->l->args[i].vin == t.vin)
 			vout = L->l->args[i].vout;
 	bool data;
-	const struct expr *dom = guard_dom(L, b, guard, &data);
-	int r = bounds(L, in, dom, &t, n * esz, true, data);
+	const struct expr *when, *dom = guard_dom(L, b, guard, &data, &when);
+	int r = bounds(L, in, when, &t, n * esz, true, data);
 	if (r != 0)
 		return r < 0 ? -1 : 0;
 	if (vout == NO_VALUE)

@@ -166,17 +166,15 @@ int dx_shared_target(struct dx_launch *L, const struct ptx_instr *in, const stru
 	if (r == SMT_UNKNOWN)
 		return dx_unsupported(L, in, "solver", "the solver could not decide the bounds of an access");
 	if (r == SMT_SAT) {
-		if (data_guard)
-			return dx_unsupported(L, in, "predicated access",
-			                      "an access under a data-dependent predicate that may be out of bounds");
 		const struct expr *c = e_at_thread(cx, rel, tid, ctaid);
 		int64_t at = c->op == EOP_BV ? (int64_t)c->u : 0;
 		const char *src = dx_src(L, in);
 		char *msg = arena_printf(&L->a,
 			"kernel '%s' %s %u bytes at byte offset %" PRId64 " of %s (%" PRIu64 " bytes) "
-			"at thread (%u,%u,%u) block (%u,%u,%u), PTX line %u%s%s",
+			"at thread (%u,%u,%u) block (%u,%u,%u)%s, PTX line %u%s%s",
 			L->l->kernel, is_store ? "writes" : "reads", size, at, name, len,
-			tid[0], tid[1], tid[2], ctaid[0], ctaid[1], ctaid[2], in->line,
+			tid[0], tid[1], tid[2], ctaid[0], ctaid[1], ctaid[2],
+			data_guard ? " when a condition on data holds" : "", in->line,
 			src ? ", " : "", src ? src : "");
 		dx_finding(L, in, "oob-shared", tid, ctaid, NO_VALUE, at, msg);
 		L->sh->uninit_found = true;    /* the skipped access would make false ones */

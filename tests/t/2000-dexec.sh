@@ -104,14 +104,46 @@ DONE:
 EOF
 sed "s/^	@%p1 bra DONE;//" k.ptx >bar.ptx
 
-test_expect_success 'data-dependent branch: unsupported, exit 3' '
-	mkobl k.ptx k 1 32 32 128 128 >obl &&
+cat >loop.ptx <<'EOF'
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 n)
+{
+	.reg .pred %p<2>;
+	.reg .f32 %f<2>;
+	.reg .b64 %rd<3>;
+	ld.param.u64 %rd1, [a];
+	ld.param.u64 %rd2, [c];
+	ld.global.f32 %f1, [%rd1];
+AGAIN:
+	setp.gt.f32 %p1, %f1, 0f3F800000;
+	@!%p1 bra DONE;
+	mul.f32 %f1, %f1, 0f3F000000;
+	bra.uni AGAIN;
+DONE:
+	st.global.f32 [%rd2], %f1;
+	ret;
+}
+EOF
+sed "s/^	bra.uni AGAIN;//" loop.ptx >if.ptx
+
+test_expect_success 'branch on data whose arms rejoin: merged, exit 0' '
+	mkobl if.ptx k 1 32 32 128 128 >obl &&
+	dexec obl >sym &&
+	dcat sym | jq -c "select(.t == \"writes\")" >w.json &&
+	test "$(jq ".writes | length" w.json)" = 1 &&
+	jq -c ".exprs[.writes[0].val]" w.json | grep -q "\"ite\""
+'
+
+test_expect_success 'loop whose exit depends on data: unsupported, exit 3' '
+	mkobl loop.ptx k 1 32 32 128 128 >obl &&
 	test_must_fail --status=3 dexec obl >sym &&
 	dcat sym | jq -c "select(.t == \"unsupported\")" >u.json &&
 	test $(wc -l <u.json) = 1 &&
-	test "$(jq -r .what u.json)" = "data-dependent branch" &&
-	test "$(jq -r .line u.json)" = 12 &&
-	test "$(jq -r .message u.json)" = "kernel '"'k'"': a branch on loaded data at PTX line 12"
+	test "$(jq -r .what u.json)" = "loop exit depends on data" &&
+	test "$(jq -r .line u.json)" = 14 &&
+	test "$(jq -r .message u.json)" = "kernel '"'k'"': a loop whose exit depends on loaded data at PTX line 14"
 '
 
 test_expect_success 'unknown instruction: unsupported, exit 3' '

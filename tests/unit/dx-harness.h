@@ -8,6 +8,7 @@
  */
 #include "../../dexec/exec.c"
 #include "../../dexec/atomic.c"
+#include "../../dexec/merge.c"
 #include "../../dexec/instr.c"
 #include "../../dexec/mem.c"
 #include "../../dexec/operand.c"
