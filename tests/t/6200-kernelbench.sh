@@ -37,6 +37,12 @@ if [ -z "${SKIP_ALL:-}" ]; then
 	sys.exit(0 if all(any(os.path.exists(os.path.join(d, n)) for d in inc) for n in need) else 1)
 	EOF
 fi
+# A CUDA build of torch (PyPI's torch 2.x) must load under the record-only
+# runtime, which stands in for libcudart.so.13 (dtrace-cuda(1), BUGS).
+if [ -z "${SKIP_ALL:-}" ] &&
+   ! dtrace-cuda --no-gpu -o torchprobe.trace -- "$PY" -c "import torch" 2>torchprobe.err; then
+	SKIP_ALL="torch of $PY does not load under the record-only runtime: $(grep -m1 -i error torchprobe.err | cut -c1-240)"
+fi
 export DIRIGO_EXT_CACHE="${DIRIGO_EXT_CACHE:-$ROOT/build/ext-cache}" DIRIGO_PYTHONPATH="$ROOT/dtrace-cuda/python"
 unset DIRIGO_SHAPES_SMALL
 RE=$KB/running-example
@@ -46,6 +52,7 @@ if [ -n "${SKIP_ALL:-}" ]; then
 	test_done
 	exit
 fi
+say_torch "$PY"
 
 # j TRACE FILTER: the records of a trace through dcat and jq -c.
 j() { dcat "$1" | jq -c "$2"; }

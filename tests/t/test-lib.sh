@@ -24,6 +24,12 @@ test_skipped=0
 
 say() { printf '# %s\n' "$*"; }
 
+# say_torch PY: a TAP comment naming the torch the torch tests run against
+# (make check: the machine's python3; make check-torch2: build/torch2).
+say_torch() {
+	say "torch $("$1" -c 'import torch; print(torch.__version__)' 2>/dev/null || echo '(none)') ($1)"
+}
+
 test_run_() {
 	if [ "${DIRIGO_TEST_VERBOSE:-}" ]; then
 		(set -e; eval "$1")

@@ -6,6 +6,8 @@ solution is one .cu file with a forward() and a PYBIND11_MODULE.  Neither
 builds on a machine without a GPU build of torch, so dirigo builds them
 itself (see dtrace-cuda(1), section KERNELBENCH):
 
+  * in the C++ standard torch's headers need (cxx_std(): C++17 for
+    torch 1.13, C++20 for the torch 2.x releases whose headers insist);
   * the CUDA sources with nvcc's phases (nvbuild.py: host and device
     front ends at once, host code at -O0, the device code exactly as nvcc
     compiles it with the flags below), with -cudart shared, -Xcompiler
@@ -111,6 +113,20 @@ def _tool_version(argv):
 _TOOLCHAIN = None
 
 
+def cxx_std():
+    """The C++ standard torch's headers need: c++20 where they say so
+    (torch 2.x from about 2.10: ATen.h stops with an #error before C++20),
+    else c++17 (torch 1.13 to 2.9)."""
+    ce = cpp_extension()
+    for inc in ce.include_paths():
+        try:
+            with open(os.path.join(inc, "ATen", "ATen.h"), errors="replace") as f:
+                return "c++20" if "C++20 or later" in f.read() else "c++17"
+        except OSError:
+            continue
+    return "c++17"
+
+
 class Toolchain:
     """What every build here shares: compilers and their versions, torch's
     and Python's include folders and libraries, the compat entry."""
@@ -137,6 +153,7 @@ class Toolchain:
                                         " ".join(self.includes), " ".join(self.link),
                                         " ".join(self.pybind_flags), self.nvcc_version,
                                         self.cxx_version, self.host_version)
+        self.std = "-std=" + cxx_std()
         self.compat = None
 
 
@@ -213,7 +230,7 @@ class Compat:
             if os.path.exists(lib):
                 return lib
             src = os.path.join(self.libdir, "src")
-            flags = (["-std=c++17", "-fPIC", "-O1", "-w", "-I" + src] +
+            flags = ([tc.std, "-fPIC", "-O1", "-w", "-I" + src] +
                      ["-I" + p for p in tc.includes] +
                      ["-D_GLIBCXX_USE_CXX11_ABI=%d" % tc.abi, "-include",
                       os.path.join(src, "dirigo_compat.h")])
@@ -329,9 +346,9 @@ def build(name, cpp_sources=(), cuda_sources=(), extra_cflags=(), extra_cuda_cfl
     common = ["-I" + p for p in inc]
     common += ["-DTORCH_EXTENSION_NAME=" + name, "-DTORCH_API_INCLUDE_EXTENSION_H",
                "-D_GLIBCXX_USE_CXX11_ABI=%d" % tc.abi] + tc.pybind_flags
-    cflags = (["-std=c++17", "-fPIC", "-w", "-include", "{compat}/dirigo_compat.h"] + common +
+    cflags = ([tc.std, "-fPIC", "-w", "-include", "{compat}/dirigo_compat.h"] + common +
               list(extra_cflags) + ["-O0"])
-    nvflags = (["-std=c++17", "-Xcompiler", "-fPIC", "-cudart", "shared", "-O3", "-w",
+    nvflags = ([tc.std, "-Xcompiler", "-fPIC", "-cudart", "shared", "-O3", "-w",
                 "-include", "{compat}/dirigo_compat.h"] + CUDA_FLAGS + _arch_flags() + common +
                list(extra_cuda_cflags))
     texts = [t for _, t in list(cpp_sources) + list(cuda_sources)]

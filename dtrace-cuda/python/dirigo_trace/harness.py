@@ -13,7 +13,18 @@ import os
 import sys
 import traceback
 
-from .mpack import packb
+try:
+    import msgpack
+except ImportError:  # depends on the machine
+    msgpack = None
+
+
+def packb(rec):
+    """The MessagePack bytes of one record (dicts keep their order)."""
+    if msgpack is None:
+        raise RuntimeError("dirigo_trace needs the msgpack package "
+                           "(apt-get install python3-msgpack, or pip install msgpack)")
+    return msgpack.packb(rec, use_bin_type=True)
 
 USAGE_STATUS = 2
 

@@ -28,6 +28,8 @@ new storage even where the allocator reuses an address.
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from . import torchver
+
 DTYPES = {
     torch.float32: "f32", torch.float64: "f64", torch.float16: "f16",
     torch.bfloat16: "bf16", torch.int64: "s64", torch.int32: "s32",
@@ -50,7 +52,8 @@ DATA_DEPENDENT_OPS = {"_local_scalar_dense", "nonzero", "masked_select",
 
 
 # Arguments some ops write in place although their schema does not say so
-# (torch 1.x native_batch_norm updates the running statistics in training).
+# (native_batch_norm updates the running statistics in training, in torch
+# 1.13 and 2.x alike; 2.x's _native_batch_norm_legit says so itself).
 HIDDEN_WRITES = {
     "native_batch_norm": ("running_mean", "running_var"),
     "cudnn_batch_norm": ("running_mean", "running_var"),
@@ -143,6 +146,7 @@ class Recorder(TorchDispatchMode):
 
     def __init__(self, write, max_data=1 << 20, all_data=False, link=None, shapes=None):
         super().__init__()
+        torchver.warn_once()
         self.write = write
         self.link = link
         self.shapes = shapes
