@@ -15,13 +15,29 @@
 #include "resolve.h"
 #include "verdict.h"
 
+/* Seconds the stage may take by default (--budget). */
+#define DREPLAY_BUDGET 60.0
+
 struct dreplay_opts {
 	double atol, rtol;
 	const char *report;          /* file for the text report; NULL: stderr */
 	const char *sarif;           /* file for the SARIF report, or NULL */
 	const char *bundle;          /* repro bundle (.tar.gz) to write, or NULL */
 	bool gpu;                    /* --gpu: rerun the programs on a GPU */
+	bool whole;                  /* --whole: run whole programs, never a slice */
+	double budget;               /* --budget: seconds for the whole stage (0: none) */
+	double start;                /* now_s() when the stage began */
 };
+
+/* How the programs are run at a witness (confirm.c). */
+struct confirm_opts {
+	bool whole;                  /* never by slice */
+	double budget;               /* seconds, for messages */
+	double deadline;             /* now_s() time the runs stop at; 0: none */
+};
+
+/* Monotonic time in seconds. */
+double now_s(void);
 
 int dreplay_run(const struct dreplay_opts *o, const char *const *files, int nfiles);
 
@@ -55,9 +71,18 @@ struct report_data {
 };
 
 /* Evaluates the witness in both programs (float32 and float64) and fills
- * *out; message set when it cannot be evaluated. */
+ * *out; message set when it cannot be evaluated.  The programs are run as
+ * co says. */
 void replay_witness(struct resolver *r, const struct sym_state *st, const struct vd_witness *w,
-                    double atol, double rtol, struct arena *a, struct replayed *out);
+                    double atol, double rtol, const struct confirm_opts *co, struct arena *a,
+                    struct replayed *out);
+
+/* Runs both programs concretely at witness w on input bytes in (see
+ * witness_inputs): by slice unless co->whole, the whole programs when no
+ * slice holds, stopped at co->deadline.  Sets rp's ptx_* fields, slice
+ * counts and note. */
+void confirm_run(const struct sym_state *st, const struct vd_witness *w, uint8_t **in,
+                 const struct confirm_opts *co, struct arena *a, struct rp_replay *rp);
 
 void report_write(FILE *f, const struct report_data *d);
 

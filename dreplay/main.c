@@ -12,7 +12,7 @@
 
 static const char usage[] =
 	"usage: dreplay [--atol X] [--rtol X] [--report FILE] [--sarif FILE] [--bundle FILE.tar.gz]\n"
-	"               [--gpu] [-v] [FILE...]\n";
+	"               [--whole] [--budget S] [--gpu] [-v] [FILE...]\n";
 
 static double num(const char *opt, const char *s)
 {
@@ -33,12 +33,14 @@ int main(int argc, char **argv)
 		{ "sarif", required_argument, 0, 's' },
 		{ "bundle", required_argument, 0, 'b' },
 		{ "gpu", no_argument, 0, 'g' },
+		{ "whole", no_argument, 0, 'W' },
+		{ "budget", required_argument, 0, 'B' },
 		{ "verbose", no_argument, 0, 'v' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	/* NAN: take the tolerance dcheck used, from the verdict record */
-	struct dreplay_opts o = { NAN, NAN, NULL, NULL, NULL, false };
+	struct dreplay_opts o = { NAN, NAN, NULL, NULL, NULL, false, false, DREPLAY_BUDGET, now_s() };
 	int c;
 	diag_set_prog("dreplay");
 	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
@@ -49,6 +51,11 @@ int main(int argc, char **argv)
 		case 's': o.sarif = optarg; break;
 		case 'b': o.bundle = optarg; break;
 		case 'g': o.gpu = true; break;
+		case 'W': o.whole = true; break;
+		case 'B':
+			if ((o.budget = num("--budget", optarg)) == 0)
+				die("option '--budget': must be more than 0 seconds");
+			break;
 		case 'v': diag_set_verbose(true); break;
 		case 'h': fputs(usage, stdout); return close_stdout(EXIT_OK);
 		default: fputs(usage, stderr); return EXIT_TROUBLE;

@@ -5,13 +5,14 @@
  * them, else 0):
  *  - the location resolved again and evaluated in IEEE float32 after every
  *    operation (as the GPU computes) and in float64;
- *  - the whole programs run by the PTX interpreter (libcommon/concrete.c),
- *    which does not rely on the symbolic model at all.  When they run, they
- *    decide whether the witness is confirmed.
+ *  - the programs run by the PTX interpreter (libcommon/concrete.c), which
+ *    does not rely on the symbolic model: only what the location needs, or
+ *    whole (confirm.c).  When they run, they decide whether the witness
+ *    is confirmed.
  */
 #include "dreplay.h"
-#include "concrete.h"
 #include "ptx/ptx.h"
+#include "slice.h"
 
 #include <math.h>
 #include <string.h>
@@ -115,50 +116,6 @@ uint8_t **witness_inputs(const struct obligation *ob, const struct vd_witness *w
 	return in;
 }
 
-/* The element of type et at off in bytes. */
-static double element(const uint8_t *p, enum etype et)
-{
-	union { float f; double d; int32_t i32; uint32_t u32; int64_t i64; uint64_t u64; } b = { 0 };
-	memcpy(&b, p, etype_size(et));
-	switch (et) {
-	case ET_F32: return b.f;
-	case ET_F64: return b.d;
-	case ET_S32: return b.i32;
-	case ET_U32: return b.u32;
-	case ET_S64: return (double)b.i64;
-	case ET_U64: return (double)b.u64;
-	default: return NAN;
-	}
-}
-
-/* Runs both whole programs with the PTX interpreter at the witness and
- * reads the location: the confirmation that does not rely on the symbolic
- * model.  Sets rp->ptx_ran, or rp->ptx_error. */
-static void run_programs(const struct obligation *ob, const struct vd_witness *w, uint8_t **in,
-                         struct arena *a, struct rp_replay *rp)
-{
-	double val[2];
-	for (uint32_t p = 0; p < 2; p++) {
-		struct replay_result res;
-		char msg[512];
-		if (!replay_program(ob, p, (const void *const *)in, NULL, &res, msg, sizeof msg)) {
-			rp->ptx_error = arena_printf(a, "%s: %s", ob->names[p] ? ob->names[p] : p ? "opt" : "ref", msg);
-			return;
-		}
-		const struct replay_output *o = &res.outs[w->output];
-		if (w->off + etype_size(w->et) > o->bytes) {
-			replay_result_release(&res);
-			rp->ptx_error = "the location lies outside the output";
-			return;
-		}
-		val[p] = element(o->data + w->off, w->et);
-		replay_result_release(&res);
-	}
-	rp->ptx_ran = true;
-	rp->ref_ptx = val[0];
-	rp->opt_ptx = val[1];
-}
-
 static bool differs(double ref, double opt, double tol)
 {
 	if (isnan(ref) || isnan(opt))
@@ -189,13 +146,17 @@ static bool thread_val(const struct expr *leaf, struct evalue *out, void *user)
 
 /* True when some thread of launch l performs write x at byte off; false
  * also when that cannot be told without data (then *unknown). */
-static bool performs(const struct obl_launch *l, const struct sym_write *x, uint64_t off,
-                     uint64_t *budget, bool *unknown)
+static bool performs(const struct sym_state *st, uint32_t launch, const struct sym_write *x,
+                     uint64_t off, uint64_t *budget, bool *unknown)
 {
+	const struct obl_launch *l = &st->obl.launches.items[launch];
 	if ((x->dom->flags | x->addr->flags) & (EXPR_F_DATA | EXPR_F_UNDEF)) {
 		*unknown = true;
 		return false;
 	}
+	int hit = slice_store_hits(st, launch, x, off);    /* affine: no enumeration */
+	if (hit >= 0)
+		return hit > 0;
 	uint64_t nthreads = l->grid[0] * l->grid[1] * l->grid[2] * l->block[0] * l->block[1] * l->block[2];
 	if (nthreads > *budget) {
 		*unknown = true;
@@ -226,8 +187,8 @@ static bool performs(const struct obl_launch *l, const struct sym_write *x, uint
 
 /* The store of launch 'launch' that wrote byte off of value 'value': the
  * write of the launch that some thread performs there (the last in program
- * order when several do), found by running the threads' address
- * expressions; when that cannot be told (addresses that depend on data,
+ * order when several do), found by inverting its address (slice.h) or by
+ * running the threads' address expressions; when that cannot be told (addresses that depend on data,
  * huge grids, a location reached through a copy), the last store of the
  * launch to the value, or to anything. */
 static void locate_store(const struct sym_state *st, uint32_t launch, uint32_t value, uint64_t off,
@@ -248,7 +209,7 @@ static void locate_store(const struct sym_state *st, uint32_t launch, uint32_t v
 		if (!last_value || x->seq >= last_value->seq)
 			last_value = x;
 		bool unknown = false;
-		if (performs(l, x, off, &budget, &unknown) && (!best || x->seq >= best->seq))
+		if (performs(st, launch, x, off, &budget, &unknown) && (!best || x->seq >= best->seq))
 			best = x;
 	}
 	if (!best)
@@ -278,7 +239,8 @@ static void locate_store(const struct sym_state *st, uint32_t launch, uint32_t v
 }
 
 void replay_witness(struct resolver *r, const struct sym_state *st, const struct vd_witness *w,
-                    double atol, double rtol, struct arena *a, struct replayed *out)
+                    double atol, double rtol, const struct confirm_opts *co, struct arena *a,
+                    struct replayed *out)
 {
 	const struct obligation *ob = &st->obl;
 	memset(out, 0, sizeof *out);
@@ -319,7 +281,7 @@ void replay_witness(struct resolver *r, const struct sym_state *st, const struct
 	/* The programs themselves decide when they can be run: a witness the
 	 * model confirms but the real kernels do not is not a bug. */
 	if (out->inputs)
-		run_programs(ob, w, out->inputs, a, rp);
+		confirm_run(st, w, out->inputs, co, a, rp);
 	if (rp->ptx_ran) {
 		double tol = atol + rtol * fabs(rp->ref_ptx);
 		rp->confirmed = differs(rp->ref_ptx, rp->opt_ptx, tol);

@@ -146,8 +146,9 @@ static int replay_all(const struct dreplay_opts *opts, struct gathered *g, const
 	struct smt *s = smt_new(10000, 0);
 	struct resolver *r = resolver_new(st, s);
 	struct replayed *rep = xcalloc(g->witnesses.len + 1, sizeof *rep);
+	struct confirm_opts co = { o->whole, o->budget, o->budget > 0 ? o->start + o->budget : 0 };
 	for (size_t i = 0; i < g->witnesses.len; i++) {
-		replay_witness(r, st, &g->witnesses.items[i], o->atol, o->rtol, a, &rep[i]);
+		replay_witness(r, st, &g->witnesses.items[i], o->atol, o->rtol, &co, a, &rep[i]);
 		rp_write_replay(out, &rep[i].r);
 	}
 	struct rp_report sum;

@@ -259,6 +259,41 @@ static void writers(struct lplan *lp, const struct sym_write *w, uint32_t u)
 	free(ctaids);
 }
 
+int slice_store_hits(const struct sym_state *st, uint32_t l, const struct sym_write *w, uint64_t off)
+{
+	if (l >= st->obl.launches.len)
+		return -1;
+	struct smt_geom g;
+	uint64_t n[6];
+	resolver_geom(&st->obl.launches.items[l], &g);
+	for (int d = 0; d < 3; d++) {
+		n[d] = g.ntid[d];
+		n[3 + d] = g.nctaid[d];
+	}
+	struct lin lin;
+	if (!lin_of_addr(w->addr, n, &lin))
+		return -1;
+	const struct expr *dom_t, *dom_d;
+	split_dom(st->cx, w->dom, &dom_t, &dom_d);
+	unsigned ws = etype_size(w->et);
+	for (uint64_t a = off >= ws - 1 ? off - (ws - 1) : 0; a <= off; a++) {
+		struct inv_query q = {
+			.cx = st->cx, .smt = NULL, .geom = &g, .n = n, .addr = w->addr, .dom_t = dom_t,
+			.lin = &lin, .wsize = ws, .rsize = ws, .same_kind = true, .off = a,
+			.max_enum = MAX_ENUM, .launch = l,
+		};
+		uint32_t tid[1][3], ctaid[1][3];
+		struct resolve_info acc;
+		memset(&acc, 0, sizeof acc);
+		int k = invert_write(&q, tid, ctaid, 1, &acc);
+		if (k < 0)
+			return -1;
+		if (k > 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* ---- leaves of a launch's write set -------------------------------------------- */
 
 struct leaves {

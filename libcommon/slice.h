@@ -54,6 +54,10 @@ bool slice_plan(const struct sym_state *st, uint32_t prog, uint32_t value, uint6
                 uint64_t len, const struct slice_limits *lim, struct replay_slice *out,
                 char *why, size_t whylen);
 
+/* Whether some thread of launch l performs store w at byte off (by the
+ * same inversion): 1 yes, 0 no, -1 when that cannot be told this way. */
+int slice_store_hits(const struct sym_state *st, uint32_t l, const struct sym_write *w, uint64_t off);
+
 /* Frees what slice_plan put in s; s may be NULL. */
 void slice_release(struct replay_slice *s);
 

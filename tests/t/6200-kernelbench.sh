@@ -208,4 +208,9 @@ test_expect_success 'staged copies, buggy twin: the witness is the last element,
 	test_cmp expect actual
 '
 
+for twin in bug sc-bug; do
+	test -f $twin.rep || continue
+	test_expect_success "$twin: confirmed by slice, with the whole run's values" "check_slice_exact $twin"
+done
+
 test_done
