@@ -16,7 +16,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: dexec [-v] [--budget-steps N] [--budget-bundles N] [--smt-timeout MS]\n"
-	           "             [--timing] [FILE...]\n");
+	           "             [--timing] [--cache DIR] [FILE...]\n");
 }
 
 static bool parse_u64(const char *s, uint64_t *v)
@@ -47,12 +47,14 @@ int main(int argc, char **argv)
 {
 	diag_set_prog("dexec");
 	struct dx_opts opts = { DX_DEFAULT_STEPS, DX_DEFAULT_BUNDLES, 10000, false };
-	enum { O_STEPS = 256, O_BUNDLES, O_SMT, O_TIMING };
+	enum { O_STEPS = 256, O_BUNDLES, O_SMT, O_TIMING, O_CACHE };
+	const char *cache = NULL;
 	static const struct option longopts[] = {
 		{ "budget-steps", required_argument, NULL, O_STEPS },
 		{ "budget-bundles", required_argument, NULL, O_BUNDLES },
 		{ "smt-timeout", required_argument, NULL, O_SMT },
 		{ "timing", no_argument, NULL, O_TIMING },
+		{ "cache", required_argument, NULL, O_CACHE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -84,6 +86,9 @@ int main(int argc, char **argv)
 		case O_TIMING:
 			opts.timing = true;
 			break;
+		case O_CACHE:
+			cache = optarg;
+			break;
 		default:
 			usage(stderr);
 			return EXIT_TROUBLE;
@@ -92,6 +97,10 @@ int main(int argc, char **argv)
 
 	struct dx_run run;
 	dx_run_init(&run, &opts);
+	if (cache && !(run.cache = dx_cache_open(cache, &opts))) {
+		dx_run_release(&run);
+		return close_stdout(EXIT_TROUBLE);
+	}
 	struct stream_in *in = stream_in_open((const char *const *)argv + optind, argc - optind);
 	struct stream_out *w = stream_out_new(stdout);
 	struct record rec;

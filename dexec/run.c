@@ -3,7 +3,8 @@
  * through, then checks every launch against its module (kernel found,
  * arguments match the parameters: bad input is trouble, reported before
  * any record is added), executes the launches in order and appends their
- * records.  Each module is parsed once; one solver serves all launches.
+ * records.  Each module is parsed once; each launch has a solver of its
+ * own.
  */
 #include "run.h"
 
@@ -28,6 +29,7 @@ void dx_run_release(struct dx_run *r)
 	obligation_release(&r->o);
 	VEC_FREE(r->srcs);
 	free(r->mods);
+	dx_cache_close(r->cache);
 	smt_free(r->smt);
 	arena_release(&r->a);
 	memset(r, 0, sizeof *r);
@@ -108,6 +110,13 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* Whether an unsupported result may depend on time (not cached). */
+static bool timed(const struct sym_unsupported *u)
+{
+	const char *w = u->what ? u->what : "";
+	return strcmp(w, "solver") == 0 || strstr(w, "time") || strstr(w, "deadline");
+}
+
 static void run_launch(struct dx_run *r, struct stream_out *w, uint32_t i)
 {
 	const struct obl_launch *l = &r->o.launches.items[i];
@@ -119,14 +128,29 @@ static void run_launch(struct dx_run *r, struct stream_out *w, uint32_t i)
 		r->status = exit_worst(r->status, EXIT_UNDECIDED);
 		return;
 	}
-	if (!r->smt)
-		r->smt = smt_new(r->opts.smt_timeout_ms, 0);
+	struct dx_entry *e = NULL;
+	if (r->cache) {
+		if (dx_cache_get(r->cache, &r->o, i, w, &r->status)) {
+			note("launch %u: kernel '%s': from the cache", i, l->kernel);
+			return;
+		}
+		e = dx_cache_begin(r->cache, &r->o, i);
+	}
+	/* a solver of its own: what a launch gives (a witness thread is the
+	 * solver's model) depends on the launch alone, not on the launches
+	 * before it, so that --cache gives the bytes a run without it does */
+	smt_free(r->smt);
+	r->smt = smt_new(r->opts.smt_timeout_ms, 0);
 	double t0 = now_ms();
 	struct dx_launch L;
 	dx_launch_run(&L, &r->o, i, m, ptx_find_func(m, l->kernel), &r->opts, r->smt);
 	double ms = now_ms() - t0;
 	if (L.unsup) {
 		sym_write_unsupported(w, &L.uns);
+		if (timed(&L.uns))
+			dx_entry_drop(e);
+		else if (e)
+			sym_write_unsupported(dx_entry_out(e), &L.uns);
 		r->status = exit_worst(r->status, EXIT_UNDECIDED);
 		note("launch %u: kernel '%s': unsupported: %s", i, l->kernel, L.uns.message);
 	} else {
@@ -136,11 +160,17 @@ static void run_launch(struct dx_run *r, struct stream_out *w, uint32_t i)
 		};
 		sw.shared = (struct sym_shwrite *)dx_shared_writes(&L, &sw.nshared, &sw.shared_bytes);
 		sym_write_writes(w, &sw);
+		if (e)
+			sym_write_writes(dx_entry_out(e), &sw);
 		note("launch %u: kernel '%s': %u bundles, %zu writes, %llu steps, %.1f ms", i, l->kernel,
 		     L.nbundles, L.writes.len, (unsigned long long)L.steps, ms);
 	}
-	for (size_t k = 0; k < L.findings.len; k++)
+	for (size_t k = 0; k < L.findings.len; k++) {
 		sym_write_finding(w, &L.findings.items[k]);
+		if (e)
+			sym_write_finding(dx_entry_out(e), &L.findings.items[k]);
+	}
+	dx_cache_end(r->cache, e);
 	if (L.findings.len)
 		r->status = exit_worst(r->status, EXIT_BUG);
 	dx_launch_release(&L);

@@ -16,6 +16,9 @@ struct dx_mod {                  /* a module, parsed on first use */
 	const char *err;         /* why it does not parse */
 };
 
+struct dx_cache;
+struct dx_entry;
+
 struct dx_run {
 	struct obligation o;
 	struct dx_opts opts;
@@ -25,6 +28,7 @@ struct dx_run {
 	struct smt *smt;
 	const char *file;        /* the last input named, for messages */
 	int status;              /* the worst outcome so far */
+	struct dx_cache *cache;  /* --cache, or NULL */
 };
 
 void dx_run_init(struct dx_run *r, const struct dx_opts *opts);
@@ -36,5 +40,25 @@ int  dx_run_take(struct dx_run *r, const struct record *rec);
  * w.  Returns the exit status of the run (EXIT_TROUBLE for bad input,
  * before anything is written). */
 int  dx_run_finish(struct dx_run *r, struct stream_out *w);
+
+/* ---- cache.c: --cache DIR ------------------------------------------------- */
+
+/* Opens (creating it if needed) the cache directory for runs with opts;
+ * NULL after a message when it cannot be used. */
+struct dx_cache *dx_cache_open(const char *dir, const struct dx_opts *opts);
+void dx_cache_close(struct dx_cache *c);       /* NULL ok */
+/* Writes the records of launch i of o from the cache to w, relocated to
+ * this stream's ids, and updates *status: true on a hit, false (nothing
+ * written) on a miss. */
+bool dx_cache_get(struct dx_cache *c, const struct obligation *o, uint32_t i, struct stream_out *w,
+                  int *status);
+/* An entry for launch i being written: dx_entry_out gives the stream its
+ * records also go to (one call per record), dx_entry_drop says it must
+ * not be kept, dx_cache_end stores it (or not).  NULL (no entry) when it
+ * cannot be written; the functions accept NULL. */
+struct dx_entry *dx_cache_begin(struct dx_cache *c, const struct obligation *o, uint32_t i);
+struct stream_out *dx_entry_out(struct dx_entry *e);
+void dx_entry_drop(struct dx_entry *e);
+void dx_cache_end(struct dx_cache *c, struct dx_entry *e);
 
 #endif
