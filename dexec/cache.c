@@ -4,22 +4,27 @@
  *
  *   the dexec build (a hash of the executable) and the options that change
  *   results; the PTX of the module (length and two 64-bit hashes); the
- *   kernel; grid, block and dynamic shared memory; per argument its
- *   parameter name, size, and either its bytes (scalars) or, for
- *   pointers, the offset, the size of the buffer and which of the
- *   launch's values it names (by order of first appearance, so aliasing
- *   is part of the key but value ids are not); per module symbol the
- *   same.
+ *   kernel; whether the module's __device__ variables still hold their
+ *   initialisers (no earlier launch of the module was unsupported or cut
+ *   short, dx_opts.module_unclean); grid, block and dynamic shared
+ *   memory; per argument its parameter name, size, and either its bytes
+ *   (scalars) or, for pointers, the offset, the size of the buffer,
+ *   whether its bytes come from the host (dx_value_from_host) and which of
+ *   the launch's values it names (by order of first appearance, so
+ *   aliasing is part of the key but value ids are not); per module symbol
+ *   the same.
  *
  * An entry is a small stream file DIR/HASH.sym: a "cache" record with the
  * whole key (checked on a hit, so a hash collision is a miss) and the ids
  * the launch had, the launch's records as dexec wrote them, and a
- * "cache_end" record with their count.  A hit writes the records
- * relocated to this stream's ids (formats/symbolic.c, sym_relocate): the
+ * "cache_end" record with their count, then the stream's end record.  A
+ * hit writes the records relocated to this stream's ids (formats/symbolic.c, sym_relocate): the
  * same bytes dexec would write.  Entries are written to a temporary file
  * and renamed into place, so concurrent dexecs sharing DIR never see a
- * partial one.  Results that depend on time (a solver that gave up) are
- * not kept.
+ * partial one.  Only complete results are kept: not a launch the budget
+ * stopped (a "timeout"), nor one unsupported because the solver gave up.
+ * The budget itself is not part of the key, since a complete result does
+ * not depend on it.
  */
 #include "run.h"
 
@@ -133,7 +138,8 @@ static uint32_t slot(struct key *k, uint32_t v)
 	return (uint32_t)k->ids.len - 1;
 }
 
-static void make_key(const struct dx_cache *c, const struct obligation *o, uint32_t i, struct key *k)
+static void make_key(const struct dx_cache *c, const struct obligation *o, uint32_t i, bool init,
+                     struct key *k)
 {
 	memset(k, 0, sizeof *k);
 	const struct obl_launch *l = &o->launches.items[i];
@@ -143,10 +149,11 @@ static void make_key(const struct dx_cache *c, const struct obligation *o, uint3
 	hash2(m->ptx, m->ptxlen, ph);
 	kput(k, "dirigo dexec cache %d\nbuild %016llx%016llx\n", CACHE_FORMAT,
 	     (unsigned long long)c->build[0], (unsigned long long)c->build[1]);
-	kput(k, "opts %llu %u %u %d\n", (unsigned long long)c->opts.budget_steps, c->opts.max_bundles,
-	     c->opts.smt_timeout_ms, c->opts.timing);
-	kput(k, "ptx %zu %016llx%016llx\nkernel %s\n", m->ptxlen, (unsigned long long)ph[0],
-	     (unsigned long long)ph[1], l->kernel);
+	kput(k, "opts %llu %u %u %llu %d\n", (unsigned long long)c->opts.budget_steps,
+	     c->opts.max_bundles, c->opts.smt_timeout_ms, (unsigned long long)c->opts.smt_rlimit,
+	     c->opts.timing);
+	kput(k, "ptx %zu %016llx%016llx\nkernel %s\ninit %d\n", m->ptxlen, (unsigned long long)ph[0],
+	     (unsigned long long)ph[1], l->kernel, init);
 	kput(k, "grid %llu %llu %llu block %llu %llu %llu shmem %llu\n",
 	     (unsigned long long)l->grid[0], (unsigned long long)l->grid[1], (unsigned long long)l->grid[2],
 	     (unsigned long long)l->block[0], (unsigned long long)l->block[1], (unsigned long long)l->block[2],
@@ -156,8 +163,8 @@ static void make_key(const struct dx_cache *c, const struct obligation *o, uint3
 		kput(k, "arg %u %s %u", a, g->param ? g->param : "", g->size);
 		if (g->is_ptr) {
 			uint32_t si = slot(k, g->vin), so = slot(k, g->vout);
-			kput(k, " ptr %u %u %llu %llu\n", si, so, (unsigned long long)g->off,
-			     (unsigned long long)o->values.items[g->vin].bytes);
+			kput(k, " ptr %u %u %llu %llu %d\n", si, so, (unsigned long long)g->off,
+			     (unsigned long long)o->values.items[g->vin].bytes, dx_value_from_host(o, g->vin));
 			continue;
 		}
 		kput(k, " val ");
@@ -169,7 +176,8 @@ static void make_key(const struct dx_cache *c, const struct obligation *o, uint3
 	for (uint32_t s = 0; s < l->nsyms; s++) {
 		const struct obl_symref *y = &l->syms[s];
 		uint32_t sl = slot(k, y->vin);
-		kput(k, "sym %s %u %llu\n", y->symbol, sl, (unsigned long long)o->values.items[y->vin].bytes);
+		kput(k, "sym %s %u %llu %d\n", y->symbol, sl, (unsigned long long)o->values.items[y->vin].bytes,
+		     dx_value_from_host(o, y->vin));
 	}
 }
 
@@ -229,7 +237,7 @@ void dx_cache_close(struct dx_cache *c)
  * records relocated.  The number of records, or -1 when the entry is not
  * one for key k (or is damaged). */
 static long long entry_pass(const char *path, const struct key *k, const struct obligation *o,
-                            uint32_t i, struct stream_out *w, int *status)
+                            uint32_t i, struct stream_out *w, int *status, bool *unsup)
 {
 	const char *files[1] = { path };
 	struct stream_in *in = stream_in_open(files, 1);
@@ -241,8 +249,8 @@ static long long entry_pass(const char *path, const struct key *k, const struct 
 	bool have_key = false, end = false, ok = true;
 	int r;
 	while (ok && (r = stream_in_next(in, &rec)) > 0) {
-		if (strcmp(rec.type, "header") == 0)
-			continue;
+		if (strcmp(rec.type, "header") == 0 || strcmp(rec.type, "end") == 0)
+			continue;            /* the reader checks the end record */
 		if (end) {
 			ok = false;
 		} else if (strcmp(rec.type, "cache") == 0) {
@@ -273,8 +281,10 @@ static long long entry_pass(const char *path, const struct key *k, const struct 
 			ok = have_key && sym_relocate(w, &rec, &m);
 			if (ok && strcmp(rec.type, "finding") == 0)
 				*status = exit_worst(*status, EXIT_BUG);
-			if (ok && strcmp(rec.type, "unsupported") == 0)
+			if (ok && strcmp(rec.type, "unsupported") == 0) {
 				*status = exit_worst(*status, EXIT_UNDECIDED);
+				*unsup = true;
+			}
 			n++;
 		}
 	}
@@ -286,17 +296,18 @@ static long long entry_pass(const char *path, const struct key *k, const struct 
 	return ok && end && want == n ? n : -1;
 }
 
-bool dx_cache_get(struct dx_cache *c, const struct obligation *o, uint32_t i, struct stream_out *w,
-                  int *status)
+bool dx_cache_get(struct dx_cache *c, const struct obligation *o, uint32_t i, bool init,
+                  struct stream_out *w, int *status, bool *unsup)
 {
 	struct key k;
-	make_key(c, o, i, &k);
+	make_key(c, o, i, init, &k);
 	char *path = entry_path(c, &k);
 	bool hit = false;
 	if (access(path, R_OK) == 0) {
 		int st = *status;
-		if (entry_pass(path, &k, o, i, NULL, &st) >= 0) {
-			entry_pass(path, &k, o, i, w, status);
+		bool u = false;
+		if (entry_pass(path, &k, o, i, NULL, &st, &u) >= 0) {
+			entry_pass(path, &k, o, i, w, status, unsup);
 			hit = true;
 		} else {
 			warn("--cache: entry '%s' does not hold launch %u; executing it again", path, i);
@@ -313,10 +324,11 @@ bool dx_cache_get(struct dx_cache *c, const struct obligation *o, uint32_t i, st
 
 /* ---- storing ------------------------------------------------------------------- */
 
-struct dx_entry *dx_cache_begin(struct dx_cache *c, const struct obligation *o, uint32_t i)
+struct dx_entry *dx_cache_begin(struct dx_cache *c, const struct obligation *o, uint32_t i,
+                                bool init)
 {
 	struct key k;
-	make_key(c, o, i, &k);
+	make_key(c, o, i, init, &k);
 	struct dx_entry *e = xcalloc(1, sizeof *e);
 	e->path = entry_path(c, &k);
 	e->tmp = xprintf("%s/.tmp-XXXXXX", c->dir);
@@ -370,7 +382,7 @@ void dx_cache_end(struct dx_cache *c, struct dx_entry *e)
 	out_begin(e->out, "cache_end");
 	out_ku64(e->out, "records", e->records);
 	out_end(e->out);
-	bool ok = stream_out_free(e->out) == 0;
+	bool ok = stream_out_close(e->out, EXIT_OK) == EXIT_OK;
 	ok = fflush(e->f) == 0 && ok;
 	ok = fsync(fileno(e->f)) == 0 && ok;
 	ok = fclose(e->f) == 0 && ok;

@@ -9,6 +9,11 @@
 #include "torch.h"
 #include "symbolic.h"
 
+/* Tensor and storage ids of a torch trace index tables grown to them: an
+ * id at record N is below N + MERGE_ID_SLACK (dmerge(1), LIMITS), which
+ * bounds the tables by the size of the input. */
+#define MERGE_ID_SLACK 65536u
+
 /* A tensor of a trace: a view of one version of one storage. */
 struct tview {
 	bool known;

@@ -155,6 +155,14 @@ static int take_module(struct merge *m, int p, const struct record *rec)
 	if (!trace_read_module(rec, &m->arena, &tm))
 		return -1;
 	struct prog *pr = &m->progs[p];
+	/* The id indexes a table grown to it: modules are numbered from 0 in
+	 * order, so an id beyond the next one is malformed, not a reason to
+	 * grow the table (up to 2^32 entries). */
+	if (tm.module > pr->module_ids.len) {
+		rec_error(rec, "module %u out of order (the trace has %zu modules before it; modules are "
+		          "numbered from 0 in order)", tm.module, pr->module_ids.len);
+		return -1;
+	}
 	while (pr->module_ids.len <= tm.module)
 		VEC_PUSH(pr->module_ids, NO_VALUE);
 	if (pr->module_ids.items[tm.module] != NO_VALUE) {
@@ -399,4 +407,39 @@ int merge_finish(struct merge *m, struct stream_out *w)
 void merge_set_trim(struct merge *m, bool on)
 {
 	m->no_trim = !on;
+}
+
+int dmerge_run(struct stream_in *in, FILE *out, bool trim)
+{
+	struct merge *m = merge_new();
+	merge_set_trim(m, trim);
+	struct stream_out *w = stream_out_new(out);
+	/* Records dmerge does not know pass through, after the obligation
+	 * (which can only be written once both traces are read). */
+	struct stream_out *hw = stream_out_memory();
+	struct record rec;
+	int r, status = EXIT_OK;
+	size_t passed = 0;
+	while ((r = stream_in_next(in, &rec)) > 0) {
+		int t = merge_record(m, &rec);
+		if (t < 0) {
+			r = -1;
+			break;
+		}
+		if (t == 0) {
+			out_raw(hw, &rec);
+			passed++;
+		}
+	}
+	if (r < 0)
+		status = EXIT_TROUBLE;
+	if (status == EXIT_OK)
+		status = merge_finish(m, w);
+	if (status != EXIT_TROUBLE && passed)
+		stream_out_append(w, hw);
+	else
+		stream_out_free(hw);
+	status = stream_out_close(w, status);
+	merge_free(m);
+	return status;
 }

@@ -31,4 +31,8 @@ int  merge_finish(struct merge *m, struct stream_out *w);
 /* Trimming of the common prefix of torch ops (on by default). */
 void merge_set_trim(struct merge *m, bool on);
 
+/* dmerge over the whole input: the obligation, then the records it does
+ * not know, to out.  Returns the exit status. */
+int  dmerge_run(struct stream_in *in, FILE *out, bool trim);
+
 #endif

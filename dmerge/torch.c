@@ -84,8 +84,13 @@ static int take_tensor(struct merge *m, int p, const struct record *rec)
 		rec_error(rec, "tensor %u recorded twice", t.tensor);
 		return -1;
 	}
-	if (t.storage >= (1u << 30)) {
-		rec_error(rec, "storage id %u is out of range", t.storage);
+	/* Ids index tables grown to them: bounded, so that a wrong id is
+	 * a message, not gigabytes (dmerge(1), LIMITS). */
+	if (t.tensor >= rec->index + MERGE_ID_SLACK || t.storage >= rec->index + MERGE_ID_SLACK) {
+		rec_error(rec, "%s id %u is too large: ids are numbered from 0 as they are recorded, "
+		          "so at record %zu they are below %zu", t.tensor >= rec->index + MERGE_ID_SLACK ?
+		          "tensor" : "storage", t.tensor >= rec->index + MERGE_ID_SLACK ? t.tensor : t.storage,
+		          rec->index, rec->index + MERGE_ID_SLACK);
 		return -1;
 	}
 	struct tview tv = { .known = true, .storage = t.storage, .version = t.version };

@@ -7,12 +7,15 @@
  * hold, the whole programs run, as before slices existed; --whole asks
  * for that directly.
  *
- * The runs happen in a child process so that the stage's budget bounds
- * them whatever the programs do: at the deadline the child is killed and
- * the witness is not confirmed (ptx_error says so).
+ * The runs look at the stage's deadline themselves (the interpreter and
+ * the ops stop with INTERP_TIMEOUT), and happen in a child process so
+ * that the budget bounds them whatever the programs do: at the deadline
+ * the child is killed.  Either way the witness is a timeout, never
+ * confirmed (rp->timeout, message).
  */
 #include "dreplay.h"
 #include "concrete.h"
+#include "deadline.h"
 #include "diag.h"
 #include "slice.h"
 
@@ -23,25 +26,18 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 /* What the child sends back (one write of the whole struct). */
 struct outcome {
 	int ran;                     /* both programs ran */
 	int slice;                   /* ... by slice */
+	int timeout;                 /* a run stopped at the deadline (error says which) */
 	double val[2];
 	uint64_t blocks, blocks_all, elems, elems_all;
 	char error[480];             /* why they did not run */
 	char note[480];              /* why the slice was not used */
 };
-
-double now_s(void)    /* dreplay.h */
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 /* The element of type et at p. */
 static double element(const uint8_t *p, enum etype et)
@@ -64,18 +60,22 @@ static const char *prog_label(const struct obligation *ob, uint32_t p)
 	return ob->names[p] ? ob->names[p] : p ? "opt" : "ref";
 }
 
-/* Program p at the witness: by slice when sl is given.  1 with *val, 0
- * after a message in msg when the slice does not hold (a fallback is
- * worth it), -1 after a message when the program itself fails. */
+/* Program p at the witness: by slice when sl is given, stopped at
+ * deadline.  1 with *val, 0 after a message in msg when the slice does not
+ * hold (a fallback is worth it), -1 after a message when the program
+ * itself fails, -2 after one when the deadline stopped it. */
 static int run_one(const struct sym_state *st, uint32_t p, const struct vd_witness *w, uint8_t **in,
-                   const struct replay_slice *sl, double *val, char *msg, size_t msglen)
+                   const struct replay_slice *sl, double deadline, double *val, char *msg,
+                   size_t msglen)
 {
 	const struct obligation *ob = &st->obl;
-	struct replay_opts opts = { 0, sl };
+	struct replay_opts opts = { .max_steps = 0, .slice = sl, .deadline = deadline };
 	struct replay_result res;
 	char err[512];
 	if (!replay_program(ob, p, (const void *const *)in, &opts, &res, err, sizeof err)) {
 		snprintf(msg, msglen, "%s: %.400s", prog_label(ob, p), err);
+		if (res.status == INTERP_TIMEOUT)
+			return -2;
 		return sl && (res.status == INTERP_UNCOMPUTED || res.status == INTERP_BADARG) ? 0 : -1;
 	}
 	const struct replay_output *o = &res.outs[w->output];
@@ -101,7 +101,7 @@ static int run_one(const struct sym_state *st, uint32_t p, const struct vd_witne
 /* Both programs by slice: 1 when they ran (or failed for good: out->error),
  * 0 after out->note when a whole run should be tried. */
 static int by_slice(const struct sym_state *st, const struct vd_witness *w, uint8_t **in,
-                    struct outcome *out)
+                    double deadline, struct outcome *out)
 {
 	const struct obligation *ob = &st->obl;
 	const struct obl_output *o = &ob->outputs.items[w->output];
@@ -113,7 +113,7 @@ static int by_slice(const struct sym_state *st, const struct vd_witness *w, uint
 			snprintf(out->note, sizeof out->note, "%s: no slice: %s", prog_label(ob, p), why);
 			return 0;
 		}
-		int k = run_one(st, p, w, in, &sl, &out->val[p], why, sizeof why);
+		int k = run_one(st, p, w, in, &sl, deadline, &out->val[p], why, sizeof why);
 		out->blocks += sl.blocks;
 		out->blocks_all += sl.blocks_all;
 		out->elems += sl.elems;
@@ -126,6 +126,7 @@ static int by_slice(const struct sym_state *st, const struct vd_witness *w, uint
 		if (k < 0) {
 			snprintf(out->error, sizeof out->error, "%s", why);
 			out->slice = 1;
+			out->timeout = k == -2;
 			return 1;
 		}
 	}
@@ -134,11 +135,15 @@ static int by_slice(const struct sym_state *st, const struct vd_witness *w, uint
 }
 
 static void whole(const struct sym_state *st, const struct vd_witness *w, uint8_t **in,
-                  struct outcome *out)
+                  double deadline, struct outcome *out)
 {
-	for (uint32_t p = 0; p < 2; p++)
-		if (run_one(st, p, w, in, NULL, &out->val[p], out->error, sizeof out->error) != 1)
+	for (uint32_t p = 0; p < 2; p++) {
+		int k = run_one(st, p, w, in, NULL, deadline, &out->val[p], out->error, sizeof out->error);
+		if (k != 1) {
+			out->timeout = k == -2;
 			return;
+		}
+	}
 	out->ran = 1;
 }
 
@@ -146,18 +151,18 @@ static void whole(const struct sym_state *st, const struct vd_witness *w, uint8_
  * a whole run starts, so that a parent that stops us knows which run it
  * stopped. */
 static void child(int fd, const struct sym_state *st, const struct vd_witness *w, uint8_t **in,
-                  bool force_whole)
+                  const struct confirm_opts *co)
 {
 	struct outcome out;
 	memset(&out, 0, sizeof out);
-	if (force_whole || !by_slice(st, w, in, &out)) {
+	if (co->whole || !by_slice(st, w, in, co->deadline, &out)) {
 		if (write(fd, "w", 1) != 1)
 			_exit(2);
 		struct outcome again;
 		memset(&again, 0, sizeof again);
 		memcpy(again.note, out.note, sizeof again.note);
 		out = again;
-		whole(st, w, in, &out);
+		whole(st, w, in, co->deadline, &out);
 	}
 	const char *p = (const char *)&out;
 	size_t left = sizeof out;
@@ -176,10 +181,13 @@ static void child(int fd, const struct sym_state *st, const struct vd_witness *w
 void confirm_run(const struct sym_state *st, const struct vd_witness *w, uint8_t **in,
                  const struct confirm_opts *co, struct arena *a, struct rp_replay *rp)
 {
-	double t0 = now_s();
-	if (co->deadline && t0 >= co->deadline) {
+	double t0 = deadline_now();
+	if (deadline_passed(co->deadline)) {
 		rp->ptx_error = arena_printf(a, "not run: the budget of %g s was spent before this witness",
 		                             co->budget);
+		rp->timeout = true;
+		rp->message = arena_printf(a, "the budget ran out before the programs were run on the "
+		                           "witness");
 		return;
 	}
 	int fds[2];
@@ -191,7 +199,7 @@ void confirm_run(const struct sym_state *st, const struct vd_witness *w, uint8_t
 		die("cannot fork for the replay: %s", strerror(errno));
 	if (pid == 0) {
 		close(fds[0]);
-		child(fds[1], st, w, in, co->whole);
+		child(fds[1], st, w, in, co);
 	}
 	close(fds[1]);
 	struct outcome out;
@@ -200,11 +208,8 @@ void confirm_run(const struct sym_state *st, const struct vd_witness *w, uint8_t
 	size_t got = 0;
 	bool marker = false, whole_started = false, timed_out = false;
 	while (got < sizeof out) {
-		int ms = -1;
-		if (co->deadline) {
-			double left = co->deadline - now_s();
-			ms = left <= 0 ? 0 : left > 2e6 ? 2000000000 : (int)(left * 1000) + 1;
-		}
+		unsigned left = deadline_ms_left(co->deadline);
+		int ms = left == UINT32_MAX ? -1 : left > 2000000000u ? 2000000000 : (int)left;
 		struct pollfd pfd = { fds[0], POLLIN, 0 };
 		int k = poll(&pfd, 1, ms);
 		if (k < 0 && errno == EINTR)
@@ -241,11 +246,14 @@ void confirm_run(const struct sym_state *st, const struct vd_witness *w, uint8_t
 	int status = 0;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	rp->ptx_ms = (now_s() - t0) * 1000;
+	rp->ptx_ms = (deadline_now() - t0) * 1000;
 	if (timed_out) {
 		rp->ptx_run = whole_started ? "whole" : "slice";
 		rp->ptx_error = arena_printf(a, "stopped at the budget of %g s (%s run)", co->budget,
 		                             whole_started ? "the whole-program" : "the sliced");
+		rp->timeout = true;
+		rp->message = arena_printf(a, "the budget ran out running the programs on the witness (%s)",
+		                           rp->ptx_error);
 		return;
 	}
 	if (got < sizeof out) {
@@ -266,6 +274,11 @@ void confirm_run(const struct sym_state *st, const struct vd_witness *w, uint8_t
 	}
 	if (!out.ran) {
 		rp->ptx_error = arena_strdup(a, out.error[0] ? out.error : "the programs did not run");
+		if (out.timeout) {
+			rp->timeout = true;
+			rp->message = arena_printf(a, "the budget ran out running the programs on the "
+			                           "witness (%s)", rp->ptx_error);
+		}
 		return;
 	}
 	rp->ptx_ran = true;

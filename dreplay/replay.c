@@ -11,6 +11,7 @@
  *    is confirmed.
  */
 #include "dreplay.h"
+#include "deadline.h"
 #include "ptx/ptx.h"
 #include "slice.h"
 
@@ -95,7 +96,8 @@ uint8_t **witness_inputs(const struct obligation *ob, const struct vd_witness *w
 	for (uint32_t k = 0; k < w->ninputs; k++) {
 		const struct vd_input *v = &w->inputs[k];
 		unsigned size = etype_size(v->et);
-		if (v->input >= ob->inputs.len || v->off + size > ob->inputs.items[v->input].bytes) {
+		if (v->input >= ob->inputs.len || v->off > ob->inputs.items[v->input].bytes ||
+		    size > ob->inputs.items[v->input].bytes - v->off) {
 			*err = "a witness element lies outside its input";
 			return NULL;
 		}
@@ -147,7 +149,7 @@ static bool thread_val(const struct expr *leaf, struct evalue *out, void *user)
 /* True when some thread of launch l performs write x at byte off; false
  * also when that cannot be told without data (then *unknown). */
 static bool performs(const struct sym_state *st, uint32_t launch, const struct sym_write *x,
-                     uint64_t off, uint64_t *budget, bool *unknown)
+                     uint64_t off, uint64_t *budget, double deadline, bool *unknown)
 {
 	const struct obl_launch *l = &st->obl.launches.items[launch];
 	if ((x->dom->flags | x->addr->flags) & (EXPR_F_DATA | EXPR_F_UNDEF)) {
@@ -165,6 +167,10 @@ static bool performs(const struct sym_state *st, uint32_t launch, const struct s
 	*budget -= nthreads;
 	struct thread t;
 	for (uint64_t i = 0; i < nthreads; i++) {
+		if (!(i & 4095) && deadline_passed(deadline)) {
+			*unknown = true;         /* only the report's source line depends on it */
+			return false;
+		}
 		uint64_t k = i;
 		for (int d = 0; d < 3; d++) {
 			t.tid[d] = (uint32_t)(k % l->block[d]);
@@ -192,7 +198,7 @@ static bool performs(const struct sym_state *st, uint32_t launch, const struct s
  * huge grids, a location reached through a copy), the last store of the
  * launch to the value, or to anything. */
 static void locate_store(const struct sym_state *st, uint32_t launch, uint32_t value, uint64_t off,
-                         struct arena *a, struct store_site *site)
+                         double deadline, struct arena *a, struct store_site *site)
 {
 	const struct sym_writes *ws = launch < st->obl.launches.len ? st->by_launch[launch] : NULL;
 	if (!ws)
@@ -209,7 +215,7 @@ static void locate_store(const struct sym_state *st, uint32_t launch, uint32_t v
 		if (!last_value || x->seq >= last_value->seq)
 			last_value = x;
 		bool unknown = false;
-		if (performs(st, launch, x, off, &budget, &unknown) && (!best || x->seq >= best->seq))
+		if (performs(st, launch, x, off, &budget, deadline, &unknown) && (!best || x->seq >= best->seq))
 			best = x;
 	}
 	if (!best)
@@ -261,7 +267,14 @@ void replay_witness(struct resolver *r, const struct sym_state *st, const struct
 		e[p] = resolve_elem(r, o->value[p], o->off[p] + w->off, w->et, &info);
 		out->writer[p] = info.writer;
 		if (info.writer != NO_VALUE)
-			locate_store(st, info.writer, o->value[p], o->off[p] + w->off, a, &out->site[p]);
+			locate_store(st, info.writer, o->value[p], o->off[p] + w->off, co->deadline, a,
+			             &out->site[p]);
+		if (info.flags & RI_TIMEOUT) {
+			rp->timeout = true;
+			rp->message = arena_printf(a, "%s: %s", ob->names[p] ? ob->names[p] : p ? "opt" : "ref",
+			                           info.doing);
+			return;
+		}
 		if (!e[p] || (info.flags & (RI_UNINIT | RI_UNDEF))) {
 			rp->message = arena_printf(a, "%s: cannot resolve the location: %s",
 			                           ob->names[p] ? ob->names[p] : p ? "opt" : "ref",
@@ -270,6 +283,24 @@ void replay_witness(struct resolver *r, const struct sym_state *st, const struct
 		}
 	}
 	struct inputs in = { w, ob };
+	if (e_has_opaque(e[0]) || e_has_opaque(e[1])) {
+		/* no value in the model: only a run of the programs can confirm */
+		if (out->inputs)
+			confirm_run(st, w, out->inputs, co, a, rp);
+		if (rp->timeout)
+			return;                  /* not confirmed: the run did not end */
+		if (!rp->ptx_ran) {
+			rp->message = "the location depends on an opaque value and the programs could not be run";
+			return;
+		}
+		rp->ref_f32 = rp->ref_f64 = rp->ref_ptx;
+		rp->opt_f32 = rp->opt_f64 = rp->opt_ptx;
+		rp->diff = fabs(rp->opt_ptx - rp->ref_ptx);
+		rp->tol = atol + rtol * fabs(rp->ref_ptx);
+		rp->confirmed = differs(rp->ref_ptx, rp->opt_ptx, rp->tol);
+		rp->message = "the location depends on an opaque value: the values are those of the programs' run";
+		return;
+	}
 	if (!eval(e[0], EM_F32, &in, &rp->ref_f32) || !eval(e[1], EM_F32, &in, &rp->opt_f32) ||
 	    !eval(e[0], EM_F64, &in, &rp->ref_f64) || !eval(e[1], EM_F64, &in, &rp->opt_f64)) {
 		rp->message = "cannot evaluate the location concretely";
@@ -282,13 +313,24 @@ void replay_witness(struct resolver *r, const struct sym_state *st, const struct
 	 * model confirms but the real kernels do not is not a bug. */
 	if (out->inputs)
 		confirm_run(st, w, out->inputs, co, a, rp);
+	if (rp->timeout)
+		return;                      /* not confirmed: the run did not end */
 	if (rp->ptx_ran) {
 		double tol = atol + rtol * fabs(rp->ref_ptx);
 		rp->confirmed = differs(rp->ref_ptx, rp->opt_ptx, tol);
+		rp->shown = rp->confirmed ? RS_PROGRAMS : RS_NONE;
 		if (model && !rp->confirmed)
 			rp->message = "the symbolic model differs here, but the PTX of the programs does not";
 	} else {
-		rp->confirmed = model;
+		/* Only a run of both programs that shows the difference
+		 * confirms a witness: the model evaluated again is the same
+		 * model that made it. */
+		rp->confirmed = false;
+		rp->shown = model ? RS_MODEL_ONLY : RS_NONE;
+		if (model)
+			rp->message = arena_printf(a, "a difference in the model only: the programs could not be "
+			                           "run on the witness (%s)",
+			                           rp->ptx_error ? rp->ptx_error : "no reason given");
 	}
 	for (uint32_t k = 0; k < w->ninputs && !rp->message; k++) {
 		const struct obl_input *x = w->inputs[k].input < ob->inputs.len ?

@@ -99,7 +99,7 @@ static void witness(FILE *f, const struct report_data *d, size_t i, const struct
 		fprintf(f, ", ... and %u more", w->ninputs - MAX_INPUTS_LISTED);
 	fprintf(f, "\n");
 	const struct rp_replay *r = &rp->r;
-	if (r->message && !r->ptx_ran) {
+	if (r->message && !r->ptx_ran && r->shown != RS_MODEL_ONLY) {
 		fprintf(f, "  solver: ref %.9g, opt %.9g\n  replay failed: %s\n  NOT CONFIRMED\n",
 		        w->ref, w->opt, r->message);
 		return;
@@ -121,9 +121,10 @@ static void witness(FILE *f, const struct report_data *d, size_t i, const struct
 		fprintf(f, "  run whole, %.0f ms\n", r->ptx_ms);
 	if (r->slice_note)
 		fprintf(f, "  slice not used: %s\n", r->slice_note);
-	if (r->message)
+	if (r->message && r->shown != RS_MODEL_ONLY)
 		fprintf(f, "  note: %s\n", r->message);
-	fprintf(f, "  %s\n", r->confirmed ? "CONFIRMED" : "NOT CONFIRMED");
+	fprintf(f, "  %s\n", r->confirmed ? "CONFIRMED" :
+	        r->shown == RS_MODEL_ONLY ? "NOT CONFIRMED (a difference in the model only)" : "NOT CONFIRMED");
 }
 
 void report_write(FILE *f, const struct report_data *d)

@@ -77,6 +77,7 @@ static const char *describe(const char *cls)
 		{ "shfl-inactive", "warp shuffle with a full mask under a predicated warp" },
 		{ "shfl-undef", "warp shuffle reading a lane outside the block or inactive" },
 		{ "uninit-shared", "read of never-written shared memory" },
+		{ "global-race", "plain store and atomic update of one global location that no barrier orders" },
 		{ "uninit-output", "output location reads never-written memory" },
 		{ "shape-mismatch", "an output has a different shape in the two programs" },
 		{ "wrong-result", "the optimized program computes a different value (confirmed witness)" },

@@ -766,6 +766,14 @@ bool obligation_check(const struct obligation *o, const char *file)
 	return true;
 }
 
+bool obligation_check_outputs(const struct obligation *o, size_t findings, const char *file)
+{
+	if (!o->outputs.len && !findings)
+		FAIL("%s: the obligation has no output records: there is nothing to compare (a stream "
+		     "cut short, or an obligation dmerge did not write?)", file);
+	return true;
+}
+
 void obl_write_start(struct stream_out *w, const char *ref, const char *opt)
 {
 	out_header(w, "obligation", NULL);

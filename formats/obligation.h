@@ -205,6 +205,12 @@ int  obligation_take(struct obligation *o, const struct record *rec);
 /* Checks references between records (values, launches, modules, outputs);
  * false after printing what is wrong, naming 'file'. */
 bool obligation_check(const struct obligation *o, const char *file);
+/* A verdict rests on at least one output pair, or on a finding upstream
+ * (dmerge's shape-mismatch of outputs with different element counts
+ * compares nothing): false, after a message naming 'file', when the
+ * obligation has no output and 'findings' is 0 (dexec, dcheck and dreplay
+ * refuse such a stream with exit 2). */
+bool obligation_check_outputs(const struct obligation *o, size_t findings, const char *file);
 
 
 /* Starts an obligation stream: the header (stream "obligation") and the

@@ -14,6 +14,12 @@
 #include "stream.h"
 #include "verdict.h"
 
+/* What a replay showed: the programs themselves differ at the witness
+ * (confirmed), only the model evaluated again at it differs (the programs
+ * could not be run: ptx_error says why), or no difference. */
+enum rp_shown { RS_NONE, RS_PROGRAMS, RS_MODEL_ONLY, RS__COUNT };
+const char *rp_shown_name(enum rp_shown s);          /* "none", "programs", "model-only" */
+
 struct rp_replay {                   /* "replay" */
 	uint32_t output;
 	uint64_t index, off;
@@ -21,7 +27,9 @@ struct rp_replay {                   /* "replay" */
 	double ref_f64, opt_f64;         /* the same in binary64 */
 	double diff;                     /* |opt_f32 - ref_f32| */
 	double tol;                      /* atol + rtol * |ref_f32| */
-	bool confirmed;                  /* diff > tol (or exactly one side NaN) */
+	bool confirmed;                  /* the programs run on the witness differ there
+	                                  * beyond the tolerance (or one side is NaN) */
+	enum rp_shown shown;             /* what replay showed */
 	const char *message;             /* NULL, or why evaluation failed */
 	/* The whole programs executed by the PTX interpreter on the witness
 	 * input (independent of the symbolic model): */
@@ -35,6 +43,9 @@ struct rp_replay {                   /* "replay" */
 	double ptx_ms;                   /* wall time of the runs of both programs */
 	uint64_t blocks, blocks_all;     /* slice: blocks run, blocks of those launches */
 	uint64_t elems, elems_all;       /* slice: op elements computed, of those ops */
+	/* optional: the budget ran out before the replay of this witness
+	 * ended (message says what it was doing); never confirmed then */
+	bool timeout;
 };
 
 struct rp_report {                   /* "report" */

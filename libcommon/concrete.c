@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "deadline.h"
 #include "ops/ops.h"
 #include "ptx/ptx.h"
 #include "vbits.h"
@@ -58,6 +59,7 @@ struct rp {
 	uint64_t steps;
 	uint32_t launches;
 	uint64_t max_steps;
+	double deadline;
 };
 
 static bool fail(struct rp *r, enum interp_status st, const char *fmt, ...)
@@ -306,7 +308,7 @@ static bool run_launch(struct rp *r, uint32_t lid)
 	}
 	if (ok) {
 		struct interp_mem mem = { ib, nib };
-		struct interp_opts opts = { r->max_steps, NULL, 0 };
+		struct interp_opts opts = { .max_steps = r->max_steps, .deadline = r->deadline };
 		if (sl && sl->mode == SM_PART) {
 			opts.blocks = (const uint32_t (*)[3])sl->blocks;
 			opts.nblocks = sl->nblocks;
@@ -505,6 +507,12 @@ static bool run_op(struct rp *r, uint32_t k)
 			if (f >= obl_view_numel(w)) {
 				ok = fail(r, INTERP_BADARG, "torch op %u: element %llu of result %u is outside "
 				          "it", k, (unsigned long long)f, res);
+				break;
+			}
+			if (!(i & 63) && deadline_passed(r->deadline)) {
+				ok = fail(r, INTERP_TIMEOUT, "torch op %u '%s': the budget ran out at result %u "
+				          "element %llu of %llu", k, op->call.op, res, (unsigned long long)i,
+				          (unsigned long long)n);
 				break;
 			}
 			if (!op_elem_value(&in, res, f, mode, &lv, &x)) {
@@ -725,6 +733,7 @@ bool replay_program(const struct obligation *o, uint32_t prog, const void *const
 	r.errlen = errlen;
 	r.max_steps = opts ? opts->max_steps : 0;
 	r.slice = opts && opts->slice && opts->slice->prog == prog ? opts->slice : NULL;
+	r.deadline = opts && opts->deadline > 0 ? opts->deadline : DEADLINE_NONE;
 	arena_init(&r.arena);
 	size_t nv = o->values.len;
 	r.saved = xcalloc(nv + 1, sizeof *r.saved);

@@ -71,6 +71,7 @@ struct replay_slice {
 struct replay_opts {
 	uint64_t max_steps;         /* per launch, 0: the interpreter's default */
 	const struct replay_slice *slice;   /* NULL: the whole program */
+	double deadline;            /* deadline.h; 0 or DEADLINE_NONE: none */
 };
 
 /*
@@ -84,11 +85,12 @@ struct replay_opts {
  * On success fills *out (release it with replay_result_release) and returns
  * true.  On failure returns false with one line in err (errlen bytes) and
  * out->status telling a kernel fault (INTERP_FAULT), an unsupported
- * construct (INTERP_UNSUPPORTED), a spent step budget (INTERP_LIMIT), a
- * malformed obligation or input (INTERP_BADARG), or, in a sliced run
- * (opts->slice, for program opts->slice->prog), a read of bytes the slice
- * did not compute (INTERP_UNCOMPUTED); out needs no release then.  A
- * sliced run's outputs hold valid bytes only where outs[i].valid says so.
+ * construct (INTERP_UNSUPPORTED), a spent step budget (INTERP_LIMIT), the
+ * deadline passed (INTERP_TIMEOUT), a malformed obligation or input
+ * (INTERP_BADARG), or, in a sliced run (opts->slice, for program
+ * opts->slice->prog), a read of bytes the slice did not compute
+ * (INTERP_UNCOMPUTED); out needs no release then.  A sliced run's outputs
+ * hold valid bytes only where outs[i].valid says so.
  */
 bool replay_program(const struct obligation *o, uint32_t prog, const void *const *inputs,
                     const struct replay_opts *opts, struct replay_result *out,

@@ -58,18 +58,22 @@ int invert_write(const struct inv_query *q, uint32_t tids[][3], uint32_t ctaids[
  * Returns 1 with *w and the writer's tid in wtid, 0 when no write
  * reaches it (uninitialised shared memory; *launch, *off say where), -1
  * after ri_fail. */
+struct shinv;                        /* tables of non-affine shared writes by address */
+struct shinv *shinv_new(void);
+void shinv_free(struct shinv *s);    /* NULL ok */
 int shared_writer(const struct sym_state *st, struct ectx *cx, struct smt *smt, uint64_t max_enum,
-                  const struct expr *load, const uint32_t tid[3], const uint32_t ctaid[3],
+                  struct shinv *inv, const struct expr *load, const uint32_t tid[3], const uint32_t ctaid[3],
                   const struct sym_shwrite **w, uint32_t wtid[3], uint32_t *launch, uint64_t *off,
                   struct resolve_info *acc);
 
 /* resolve.c, for resolve-atomic.c: the resolver's expressions and
- * state; x at a thread with its loads resolved (NULL when one is
+ * state, its tables of shared writes; x at a thread with its loads resolved (NULL when one is
  * unknown); the contents of value v at off before the launch that
  * defines it (its previous version, or UNDEF with RI_UNINIT); a shared
  * LOAD at a thread from the plain shared writes alone. */
 struct ectx *rs_cx(const struct resolver *r);
 const struct sym_state *rs_state(const struct resolver *r);
+struct shinv *rs_shinv(struct resolver *r);
 const struct expr *rs_at_thread(struct resolver *r, const struct expr *x, const uint32_t tid[3],
                                 const uint32_t ctaid[3], unsigned depth, struct resolve_info *acc);
 const struct expr *rs_before(struct resolver *r, uint32_t v, uint64_t off, enum etype et,
@@ -77,16 +81,43 @@ const struct expr *rs_before(struct resolver *r, uint32_t v, uint64_t off, enum 
 const struct expr *rs_shared_plain(struct resolver *r, const struct expr *load, const uint32_t tid[3],
                                    const uint32_t ctaid[3], unsigned depth, struct resolve_info *acc);
 
+/* resolve.c: the real a plain write of integer constant bits val (type
+ * wet) leaves when read as float et of the same size (nvcc stores 0.0f
+ * as st.u32 0); NULL when val is no such constant or not finite. */
+const struct expr *rs_bits_as(struct ectx *cx, const struct expr *val, enum etype wet, enum etype et);
+/* x, the value a store of type wet left, read as et: x itself, or for
+ * integer bits read as a float the real rs_bits_as gives; NULL after
+ * ri_fail when x is not a constant. */
+const struct expr *rs_read_as(struct ectx *cx, const struct expr *x, enum etype wet, enum etype et,
+                              struct resolve_info *acc);
+/* resolve.c: shared_writer with the resolver's solver and limits. */
+int rs_shared_writer(struct resolver *r, const struct expr *load, const uint32_t tid[3],
+                     const uint32_t ctaid[3], const struct sym_shwrite **w, uint32_t wtid[3],
+                     struct resolve_info *acc);
+
+/* A plain write of a launch that reaches a location at a thread. */
+struct plain_hit {
+	uint32_t tid[3], ctaid[3];
+	const struct sym_write *w;
+	const struct expr *dom_d;        /* the data part of its domain, or NULL */
+};
+
 /* Atomics (resolve-atomic.c).  The contents of value v (defined by a
  * launch) at off read as et, if atomics of the launch reach it: the
- * contents before the launch combined with every contribution.  Returns
- * 0 when no atomic reaches the location, 1 with *out (NULL when unknown:
- * the reason is in acc), -1 after ri_fail when that cannot be decided. */
+ * contents before the launch combined with every contribution.  The
+ * launch's plain writes that reach the location (ph[0..nph), all of
+ * them unless !ph_all) are ordered with the atomics by their barrier
+ * epochs when one block makes them all; a plain write and an atomic of
+ * different blocks, or of different threads in one epoch, race.
+ * Returns 0 when no atomic reaches the location, 1 with *out (NULL when
+ * unknown: the reason is in acc), -1 after ri_fail when that cannot be
+ * decided. */
 int atomic_global(struct resolver *r, uint32_t v, uint64_t off, enum etype et, unsigned depth,
-                  struct resolve_info *acc, const struct expr **out);
-/* The same for a shared LOAD leaf read by thread (tid, ctaid): the
- * atomics of the block in one earlier epoch combined with what the
- * location held when that epoch began. */
+                  struct resolve_info *acc, const struct plain_hit *ph, size_t nph, bool ph_all,
+                  const struct expr **out);
+/* The same for a shared LOAD leaf read by thread (tid, ctaid): what the
+ * block's latest plain store before the read left there, combined with
+ * the block's atomics after it, epoch by epoch. */
 int atomic_shared(struct resolver *r, const struct expr *load, const uint32_t tid[3],
                   const uint32_t ctaid[3], unsigned depth, struct resolve_info *acc,
                   const struct expr **out);

@@ -67,6 +67,7 @@ enum interp_status {
 	INTERP_BADARG,          /* the launch itself is wrong (entry, geometry, args) */
 	INTERP_UNCOMPUTED,      /* a read of bytes the caller marked as not computed
 	                           (interp_buf.valid) */
+	INTERP_TIMEOUT,         /* the deadline passed (interp_opts.deadline) */
 };
 
 /* What went wrong.  msg is one line, e.g. "line 57: st.global.f32 [%rd7],
@@ -86,6 +87,7 @@ struct interp_opts {
 	 * blocks (ctaid x, y, z), one after another in the order given */
 	const uint32_t (*blocks)[3];
 	size_t nblocks;
+	double deadline;        /* deadline.h; 0 or DEADLINE_NONE: none */
 };
 
 struct interp_stats {

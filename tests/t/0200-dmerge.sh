@@ -46,9 +46,11 @@ test_expect_success 'dmerge is deterministic' '
 '
 
 test_expect_success 'unknown records pass through after the obligation' '
-	(cat "$D/trace-ref.jsonl"; echo "{\"t\":\"note\",\"text\":\"hello\"}") | dcat -r >refn.trace &&
+	(sed "\$d" "$D/trace-ref.jsonl"; echo "{\"t\":\"note\",\"text\":\"hello\"}";
+	 tail -1 "$D/trace-ref.jsonl") | dcat -r >refn.trace &&
 	cat refn.trace opt.trace | dmerge >n.obl &&
-	dcat n.obl | tail -1 | jq -e ".t == \"note\" and .text == \"hello\""
+	dcat n.obl | tail -2 | head -1 | jq -e ".t == \"note\" and .text == \"hello\"" &&
+	dcat n.obl | tail -1 | jq -e ".t == \"end\" and .counts.note == 1"
 '
 
 test_expect_success 'one trace alone is refused' '
@@ -286,6 +288,22 @@ test_expect_success 'random op: its result is an input of its own program; a bad
 	tt ref "$T2D" "$(echo "$RND" | sed "s/\"random\":true/\"random\":1/")" &&
 	test_must_fail --status=2 dmerge ref.trace ref.trace >/dev/null 2>err &&
 	grep -q "field .random.: not a boolean" err
+'
+
+# issue 9: ids from the input index tables; they are bounded, not grown to
+test_expect_success 'a module id of 2^31 is refused at once, not grown to' '
+	sed "s/\"module\":0,\"ptx\"/\"module\":2147483648,\"ptx\"/" "$D/trace-ref.jsonl" | dcat -r >bigmod.trace &&
+	test_must_fail --status=2 dmerge bigmod.trace opt.trace >out 2>err &&
+	grep "bigmod.trace: record 1 (module): module 2147483648 out of order (the trace has 0 modules before it" err
+'
+
+test_expect_success 'a tensor or storage id far beyond the records is refused' '
+	tt ref "{\"t\":\"tensor\",\"tensor\":4000000000,\"storage\":0,\"version\":0,\"dtype\":\"f32\",\"shape\":[1],\"stride\":[1],\"offset\":0}" &&
+	test_must_fail --status=2 dmerge ref.trace ref.trace >out 2>err &&
+	grep "ref.trace: record 5 (tensor): tensor id 4000000000 is too large" err &&
+	tt ref "{\"t\":\"tensor\",\"tensor\":5,\"storage\":2147483648,\"version\":0,\"dtype\":\"f32\",\"shape\":[1],\"stride\":[1],\"offset\":0}" &&
+	test_must_fail --status=2 dmerge ref.trace ref.trace >out 2>err &&
+	grep "ref.trace: record 5 (tensor): storage id 2147483648 is too large" err
 '
 
 test_done

@@ -130,11 +130,22 @@ check_slice_exact() {
 		echo "$1: a witness ran whole without a reason" >&2; return 1; }
 }
 
+# DIRIGO_FUZZ_SEEDS=DIR: keep the files each test made (streams, JSON,
+# PTX) in DIR/TESTNAME-FILE, for the fuzz seed corpus (tests/fuzz).
+keep_seeds_() {
+	[ -n "${DIRIGO_FUZZ_SEEDS:-}" ] || return 0
+	mkdir -p "$DIRIGO_FUZZ_SEEDS" &&
+	find "$TRASH" -maxdepth 1 -type f -size -1024k ! -name '.*' | while read -r f; do
+		cp "$f" "$DIRIGO_FUZZ_SEEDS/$TEST_NAME-$(basename "$f")"
+	done
+}
+
 test_done() {
 	if [ -z "${SKIP_ALL:-}" ] && [ -n "$(find . -name "*.trace" -type f 2>/dev/null | head -n 1)" ]; then
 		test_expect_success 'every trace written here is one dmerge takes' 'test_traces_merge_'
 	fi
 	echo "1..$test_count"
+	keep_seeds_
 	[ $test_failures -eq 0 ] && rm -rf "$TRASH"
 	[ $test_failures -eq 0 ]
 }

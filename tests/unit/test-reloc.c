@@ -7,6 +7,7 @@
  * refusal, with nothing written, of a record that names a value outside
  * the map or a type it does not know.
  */
+#include "diag.h"
 #include "symbolic.h"
 #include "tap.h"
 
@@ -23,7 +24,7 @@ static char *file_of(void (*fn)(struct stream_out *, void *), void *arg)
 	struct stream_out *w = stream_out_new(f);
 	out_header(w, "symbolic", NULL);
 	fn(w, arg);
-	stream_out_free(w);
+	stream_out_close(w, EXIT_OK);
 	fclose(f);
 	return path;
 }
@@ -34,10 +35,12 @@ static void the_records(struct stream_out *w, void *arg)
 	const struct expr *t = e_tid(cx, 0), *off = e_op2(cx, EOP_MUL, e_resize(cx, t, 64, false), e_bv(cx, 4, 64));
 	const struct expr *base = e_var(cx, EVAR_BASE(7), SORT_BV(64));
 	const struct expr *sh = e_load(cx, SYM_SHARED_SPACE(3), ET_F32, e_bv(cx, SYM_SH_CODE(1, 0) | 4, 64));
-	const struct expr *val = e_op2(cx, EOP_FADD, e_load(cx, 7, ET_F32, off), sh);
+	const struct expr *ld = e_load(cx, 7, ET_F32, off);
+	const struct expr *opq = e_opaque(cx, SYM_OPAQUE_TAG(3, 0), SORT_REAL, 1, &ld);
+	const struct expr *val = e_op2(cx, EOP_FADD, e_op2(cx, EOP_FADD, ld, sh), opq);
 	struct sym_write wr[2] = {
-		{ 8, e_bool(cx, true), off, val, ET_F32, 0, 10, 0, SA_NONE, NULL },
-		{ 9, e_bool(cx, true), off, e_op1(cx, EOP_U2R, SORT_REAL, 0, base), ET_F32, 1, 11, 0, SA_ADD, NULL },
+		{ 8, e_bool(cx, true), off, val, ET_F32, 0, 10, 0, SA_NONE, NULL, 0 },
+		{ 9, e_bool(cx, true), off, e_op1(cx, EOP_U2R, SORT_REAL, 0, base), ET_F32, 1, 11, 0, SA_ADD, NULL, 1 },
 	};
 	struct sym_writes ws;
 	memset(&ws, 0, sizeof ws);
@@ -47,6 +50,9 @@ static void the_records(struct stream_out *w, void *arg)
 	ws.bundles = 1;
 	ws.writes = wr;
 	ws.nwrites = 2;
+	struct sym_opaque origin = { 12, "k.cu", 3, "mov.b32 %r1, %f1;", "bit reinterpretation" };
+	ws.opaques = &origin;
+	ws.nopaques = 1;
 	sym_write_writes(w, &ws);
 	struct sym_finding f;
 	memset(&f, 0, sizeof f);
@@ -72,7 +78,8 @@ static void relocate_all(struct stream_out *w, void *arg)
 	struct stream_in *in = stream_in_open(files, 1);
 	struct record rec;
 	while (stream_in_next(in, &rec) > 0)
-		if (strcmp(rec.type, "header") != 0 && !sym_relocate(w, &rec, r->m))
+		if (strcmp(rec.type, "header") != 0 && strcmp(rec.type, "end") != 0 &&
+		    !sym_relocate(w, &rec, r->m))
 			r->refused++;
 	stream_in_close(in);
 }
@@ -119,14 +126,16 @@ int main(void)
 			    ws.nwrites == 1 && ws.writes[0].value == 21 && ws.natomics == 1 &&
 			    ws.atomics[0].value == 22) {
 				const struct expr *v = ws.writes[0].val;
-				bool load = false, shared = false;
-				for (unsigned i = 0; i < v->nargs; i++) {
+				bool load = false, shared = false, opaque = false;
+				for (unsigned i = 0; i < v->nargs; i++) {    /* fadd is flattened */
 					const struct expr *x = v->args[i];
+					opaque |= x->op == EOP_OPAQUE && EOPQ_TAGOF(x->u) == SYM_OPAQUE_TAG(0, 0) &&
+					          sym_opaque_of(&ws, x) != NULL;
 					load |= x->op == EOP_LOAD && x->space == 20;
 					shared |= x->op == EOP_LOAD && x->space == SYM_SHARED_SPACE(0);
 				}
 				const struct expr *bv = ws.atomics[0].val->args[0];
-				writes_ok = load && shared && bv->op == EOP_VAR && bv->u == EVAR_BASE(20);
+				writes_ok = load && shared && opaque && bv->op == EOP_VAR && bv->u == EVAR_BASE(20);
 			}
 			ectx_free(c2);
 		} else if (strcmp(rec.type, "finding") == 0) {
@@ -137,7 +146,8 @@ int main(void)
 		}
 	}
 	stream_in_close(in);
-	ok(writes_ok, "writes: launch, program, write and atomic values, load, shared and base var nodes");
+	ok(writes_ok, "writes: launch, program, write and atomic values, load, shared, base var and "
+	   "opaque nodes");
 	ok(finding_ok, "finding: value, launch and program");
 	ok(uns_ok, "unsupported: launch, the rest kept");
 

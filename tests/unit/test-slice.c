@@ -111,7 +111,7 @@ static uint32_t launch_value(struct fix *f, uint64_t bytes, uint32_t l, uint32_t
 static void write(struct fix *f, uint32_t v, const struct expr *dom, const struct expr *addr,
                   const struct expr *val)
 {
-	struct sym_write w = { v, dom, addr, val, ET_F32, 0, 1, 0, SA_NONE, NULL };
+	struct sym_write w = { v, dom, addr, val, ET_F32, 0, 1, 0, SA_NONE, NULL, 0 };
 	VEC_PUSH(f->pending, w);
 }
 
@@ -397,7 +397,7 @@ static void compare(const char *file, int nloc, bool strict)
 					       (unsigned long long)off, why);
 					continue;
 				}
-				struct replay_opts ro = { 0, &s };
+				struct replay_opts ro = { .max_steps = 0, .slice = &s };
 				struct replay_result r;
 				if (!replay_program(ob, p, (const void *const *)inputs, &ro, &r, err, sizeof err)) {
 					fallback++;
