@@ -201,12 +201,15 @@ static void key_release(struct key *k)
 struct dx_cache *dx_cache_open(const char *dir, const struct dx_opts *opts)
 {
 	struct stat st;
-	if (stat(dir, &st) != 0) {
-		if (errno != ENOENT || mkdir(dir, 0777) != 0) {
-			warn("--cache: cannot use '%s': %s", dir, strerror(errno));
-			return NULL;
-		}
-	} else if (!S_ISDIR(st.st_mode)) {
+	/* another dexec may make it between our stat and mkdir: then it is
+	 * there (EEXIST), and stat again says what it is */
+	bool made = false;
+	if (stat(dir, &st) != 0 &&
+	    !(made = errno == ENOENT && mkdir(dir, 0777) == 0) && !(errno == EEXIST && stat(dir, &st) == 0)) {
+		warn("--cache: cannot use '%s': %s", dir, strerror(errno));
+		return NULL;
+	}
+	if (!made && !S_ISDIR(st.st_mode)) {
 		warn("--cache: '%s' is not a directory", dir);
 		return NULL;
 	}

@@ -141,7 +141,13 @@ test_expect_success 'a buffer whose bytes come from the host instead of nowhere 
 	dexec host.obl >host-none.sym && cmp host.sym host-none.sym
 '
 
-test_expect_success 'concurrent runs share a cache directory' '
+test_expect_success 'concurrent runs make and share a cache directory' '
+	for k in 1 2 3; do
+		for i in 1 2 3 4 5 6; do dexec --cache race$k a.obl >r$k-$i.sym 2>r$k-$i.err & done; wait
+		for i in 1 2 3 4 5 6; do
+			cmp none.sym r$k-$i.sym && test ! -s r$k-$i.err || { cat r$k-$i.err >&2; return 1; }
+		done
+	done &&
 	for i in 1 2 3 4; do dexec --cache shared a.obl >p$i.sym & done; wait &&
 	for i in 1 2 3 4; do cmp none.sym p$i.sym || return 1; done &&
 	test $(ls shared | wc -l) = 2 &&
