@@ -46,6 +46,7 @@ struct dx_opts {
 	const bool *module_unclean;
 	double budget;               /* seconds for the whole run (--budget); < 0: none */
 	double deadline;             /* when the budget ends (deadline.h) */
+	const char *cache;           /* --cache DIR, or NULL */
 };
 
 #define DX_DEFAULT_STEPS    50000000ull
@@ -395,6 +396,11 @@ const char *dx_value_name(struct dx_launch *L, uint32_t value);
 
 /* Prepares L->cx for the bit idioms: which loads hold floats of the host. */
 void dx_opaque_init(struct dx_launch *L);
+/* Does value v of o hold bytes from the host or a torch op (an integer
+ * read of it resolves as recorded contents), following copies, rather
+ * than a kernel's stores or nothing?  What a launch gives depends on it
+ * (the cache's key holds it per buffer). */
+bool dx_value_from_host(const struct obligation *o, uint32_t v);
 
 /* The tag of the opaque values instruction in makes for reason what (one
  * entry of L->opaques per instruction and reason). */

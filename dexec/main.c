@@ -18,7 +18,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: dexec [-v] [--budget SECONDS] [--budget-steps N] [--budget-bundles N]\n"
-	           "             [--smt-rlimit N] [--smt-timeout MS] [--timing] [FILE...]\n");
+	           "             [--smt-rlimit N] [--smt-timeout MS] [--timing] [--cache DIR] [FILE...]\n");
 }
 
 static bool parse_u64(const char *s, uint64_t *v)
@@ -63,9 +63,9 @@ int main(int argc, char **argv)
 	struct dx_opts opts = {
 		.budget_steps = DX_DEFAULT_STEPS, .max_bundles = DX_DEFAULT_BUNDLES,
 		.smt_timeout_ms = 0, .smt_rlimit = DX_DEFAULT_RLIMIT, .timing = false,
-		.budget = DX_DEFAULT_BUDGET, .deadline = DEADLINE_NONE,
+		.budget = DX_DEFAULT_BUDGET, .deadline = DEADLINE_NONE, .cache = NULL,
 	};
-	enum { O_STEPS = 256, O_BUNDLES, O_SMT, O_RLIMIT, O_TIMING, O_BUDGET };
+	enum { O_STEPS = 256, O_BUNDLES, O_SMT, O_RLIMIT, O_TIMING, O_BUDGET, O_CACHE };
 	static const struct option longopts[] = {
 		{ "budget-steps", required_argument, NULL, O_STEPS },
 		{ "budget-bundles", required_argument, NULL, O_BUNDLES },
@@ -73,6 +73,7 @@ int main(int argc, char **argv)
 		{ "smt-rlimit", required_argument, NULL, O_RLIMIT },
 		{ "timing", no_argument, NULL, O_TIMING },
 		{ "budget", required_argument, NULL, O_BUDGET },
+		{ "cache", required_argument, NULL, O_CACHE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -116,6 +117,9 @@ int main(int argc, char **argv)
 			break;
 		case O_TIMING:
 			opts.timing = true;
+			break;
+		case O_CACHE:
+			opts.cache = optarg;
 			break;
 		default:
 			usage(stderr);

@@ -182,14 +182,8 @@ const struct expr *dx_opaque_sreg(struct dx_launch *L, const struct ptx_instr *i
 	return e_opaque(cx, tag, SORT_BV(wide ? 64 : 32), 7, args);
 }
 
-/* ectx_set_float_mem's oracle: a global value whose bytes come from the
- * host or a torch op (an integer read of it would resolve as recorded
- * contents), not from a kernel's stores (those resolve exactly as they
- * were written) nor from shared memory. */
-static bool from_host(uint32_t space, void *user)
+bool dx_value_from_host(const struct obligation *o, uint32_t space)    /* dexec.h */
 {
-	const struct dx_launch *L = user;
-	const struct obligation *o = L->o;
 	for (size_t guard = 0; space < o->values.len && guard <= o->values.len; guard++) {
 		const struct obl_value *v = &o->values.items[space];
 		switch (v->def) {
@@ -203,6 +197,13 @@ static bool from_host(uint32_t space, void *user)
 		}
 	}
 	return false;
+}
+
+/* ectx_set_float_mem's oracle (dx_value_from_host). */
+static bool from_host(uint32_t space, void *user)
+{
+	const struct dx_launch *L = user;
+	return dx_value_from_host(L->o, space);
 }
 
 void dx_opaque_init(struct dx_launch *L)

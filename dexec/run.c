@@ -3,9 +3,11 @@
  * through, then checks every launch against its module (kernel found,
  * arguments match the parameters: bad input is trouble, reported before
  * any record is added), executes the launches in order and appends their
- * records.  Each module is parsed once; one solver serves all launches.
- * When the budget runs out, the launch at work ends with a "timeout"
- * record (what it was doing), and so does every launch not yet begun.
+ * records.  Each module is parsed once; each launch has a solver of its
+ * own.  When the budget runs out, the launch at work ends with a
+ * "timeout" record (what it was doing), and so does every launch not yet
+ * begun.  With --cache (cache.c) a launch whose complete result is kept
+ * is not executed; only complete results are kept.
  */
 #include "run.h"
 
@@ -31,6 +33,7 @@ void dx_run_release(struct dx_run *r)
 	obligation_release(&r->o);
 	VEC_FREE(r->srcs);
 	free(r->mods);
+	dx_cache_close(r->cache);
 	free(r->unclean);
 	smt_free(r->smt);
 	arena_release(&r->a);
@@ -114,6 +117,14 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* Whether an unsupported result may depend on time or on how the solver
+ * fared (not cached). */
+static bool timed(const struct sym_unsupported *u)
+{
+	const char *w = u->what ? u->what : "";
+	return strcmp(w, "solver") == 0 || strstr(w, "time") || strstr(w, "deadline");
+}
+
 /* The record of launch i when the budget was spent before it began. */
 static void not_started(struct dx_run *r, struct stream_out *w, uint32_t i)
 {
@@ -128,6 +139,37 @@ static void not_started(struct dx_run *r, struct stream_out *w, uint32_t i)
 	r->not_started++;
 }
 
+/* Adds the counts of solver s (NULL: none) to the run's. */
+static void smt_stats_add(struct dx_run *r, const struct smt *s)
+{
+	if (!s)
+		return;
+	const struct smt_stats *ss = smt_get_stats(s);
+	r->smt_stats.checks += ss->checks;
+	r->smt_stats.unknown += ss->unknown;
+	r->smt_stats.timeouts += ss->timeouts;
+	if (ss->rlimit_max > r->smt_stats.rlimit_max)
+		r->smt_stats.rlimit_max = ss->rlimit_max;
+	r->solvers++;
+}
+
+/* Launch i's records from the cache, when it holds them.  What the
+ * launch gives depends on whether its module's variables still hold
+ * their initialisers (opts.module_unclean), so that is part of the key,
+ * and a kept launch that was unsupported makes its module unclean as an
+ * executed one does. */
+static bool from_cache(struct dx_run *r, struct stream_out *w, uint32_t i)
+{
+	const struct obl_launch *l = &r->o.launches.items[i];
+	bool unsup = false;
+	if (!r->cache || !dx_cache_get(r->cache, &r->o, i, !r->unclean[l->module], w, &r->status, &unsup))
+		return false;
+	if (unsup)
+		r->unclean[l->module] = true;
+	note("launch %u: kernel '%s': from the cache", i, l->kernel);
+	return true;
+}
+
 static void run_launch(struct dx_run *r, struct stream_out *w, uint32_t i)
 {
 	const struct obl_launch *l = &r->o.launches.items[i];
@@ -140,11 +182,17 @@ static void run_launch(struct dx_run *r, struct stream_out *w, uint32_t i)
 		r->status = exit_worst(r->status, EXIT_UNDECIDED);
 		return;
 	}
-	if (!r->smt) {
-		r->smt = smt_new(r->opts.smt_timeout_ms, r->opts.smt_rlimit);
-		smt_set_deadline(r->smt, r->opts.deadline);
-		smt_set_stats(r->smt, diag_verbose());
-	}
+	if (from_cache(r, w, i))
+		return;
+	struct dx_entry *e = r->cache ? dx_cache_begin(r->cache, &r->o, i, !r->unclean[l->module]) : NULL;
+	/* a solver of its own: what a launch gives (a witness thread is the
+	 * solver's model) depends on the launch alone, not on the launches
+	 * before it, so that --cache gives the bytes a run without it does */
+	smt_stats_add(r, r->smt);
+	smt_free(r->smt);
+	r->smt = smt_new(r->opts.smt_timeout_ms, r->opts.smt_rlimit);
+	smt_set_deadline(r->smt, r->opts.deadline);
+	smt_set_stats(r->smt, diag_verbose());
 	double t0 = now_ms();
 	struct dx_launch L;
 	dx_launch_run(&L, &r->o, i, m, ptx_find_func(m, l->kernel), &r->opts, r->smt);
@@ -155,11 +203,16 @@ static void run_launch(struct dx_run *r, struct stream_out *w, uint32_t i)
 		/* what it found stays (a finding is definite); the write set,
 		 * cut short, is not written */
 		sym_write_timeout(w, &L.to);
+		dx_entry_drop(e);            /* never kept: another run may end */
 		r->status = exit_worst(r->status, EXIT_UNDECIDED);
 		r->timeouts++;
 		warn("timeout: launch %u: %s", i, L.to.message);
 	} else if (L.unsup) {
 		sym_write_unsupported(w, &L.uns);
+		if (timed(&L.uns))
+			dx_entry_drop(e);
+		else if (e)
+			sym_write_unsupported(dx_entry_out(e), &L.uns);
 		r->status = exit_worst(r->status, EXIT_UNDECIDED);
 		note("launch %u: kernel '%s': unsupported: %s", i, l->kernel, L.uns.message);
 	} else {
@@ -171,12 +224,18 @@ static void run_launch(struct dx_run *r, struct stream_out *w, uint32_t i)
 		sw.shared = (struct sym_shwrite *)dx_shared_writes(&L, &sw.nshared, &sw.shared_bytes);
 		sw.reads = (struct sym_gread *)dx_greads(&L, &sw.nreads);
 		sym_write_writes(w, &sw);
+		if (e)
+			sym_write_writes(dx_entry_out(e), &sw);
 		note("launch %u: kernel '%s': %u bundles, %zu writes, %llu steps, %u conditions decided "
 		     "without the solver, %u with it, %.1f ms", i, l->kernel, L.nbundles, L.writes.len,
 		     (unsigned long long)L.steps, L.quick, L.solver, ms);
 	}
-	for (size_t k = 0; k < L.findings.len; k++)
+	for (size_t k = 0; k < L.findings.len; k++) {
 		sym_write_finding(w, &L.findings.items[k]);
+		if (e)
+			sym_write_finding(dx_entry_out(e), &L.findings.items[k]);
+	}
+	dx_cache_end(r->cache, e);
 	if (L.findings.len)
 		r->status = exit_worst(r->status, EXIT_BUG);
 	dx_launch_release(&L);
@@ -195,6 +254,9 @@ int dx_run_finish(struct dx_run *r, struct stream_out *w)
 			return EXIT_TROUBLE;
 	for (uint32_t i = 0; i < r->o.launches.len; i++) {
 		if (deadline_passed(r->opts.deadline)) {
+			/* a hit costs no execution: taken whatever the time */
+			if (from_cache(r, w, i))
+				continue;
 			not_started(r, w, i);
 			continue;
 		}
@@ -203,8 +265,11 @@ int dx_run_finish(struct dx_run *r, struct stream_out *w)
 	if (r->not_started)
 		warn("timeout: %u launch%s not started: the budget of %g s was spent", r->not_started,
 		     r->not_started == 1 ? "" : "es", r->opts.budget);
-	if (r->smt) {
-		const struct smt_stats *ss = smt_get_stats(r->smt);
+	smt_stats_add(r, r->smt);
+	smt_free(r->smt);
+	r->smt = NULL;
+	if (r->solvers) {
+		const struct smt_stats *ss = &r->smt_stats;
 		note("solver: %llu queries, %llu undecided within the resource limit, %llu stopped by the "
 		     "clock, at most %llu resource units per query (--smt-rlimit %llu)",
 		     (unsigned long long)ss->checks, (unsigned long long)ss->unknown,
@@ -231,6 +296,10 @@ int dexec_run(const struct dx_opts *opts, struct stream_in *in, FILE *out)
 {
 	struct dx_run run;
 	dx_run_init(&run, opts);
+	if (opts->cache && !(run.cache = dx_cache_open(opts->cache, opts))) {
+		dx_run_release(&run);
+		return EXIT_TROUBLE;
+	}
 	struct stream_out *w = stream_out_new(out);
 	struct record rec;
 	int status = EXIT_OK, k;

@@ -15,18 +15,29 @@
 #include "resolve.h"
 #include "verdict.h"
 
+/* Seconds the stage may take by default (--budget). */
+#define DREPLAY_BUDGET 60.0
+
 struct dreplay_opts {
 	double atol, rtol;
 	const char *report;          /* file for the text report; NULL: stderr */
 	const char *sarif;           /* file for the SARIF report, or NULL */
 	const char *bundle;          /* repro bundle (.tar.gz) to write, or NULL */
 	bool gpu;                    /* --gpu: rerun the programs on a GPU */
+	bool whole;                  /* --whole: run whole programs, never a slice */
 	double budget;               /* seconds (--budget) */
 	double deadline;             /* when the budget ends (deadline.h) */
 };
 
 #define DREPLAY_DEFAULT_BUDGET 60.0     /* seconds */
 #define DREPLAY_RLIMIT 2000000ull         /* Z3 resource units per resolver query */
+
+/* How the programs are run at a witness (confirm.c). */
+struct confirm_opts {
+	bool whole;                  /* never by slice */
+	double budget;               /* seconds, for messages */
+	double deadline;             /* when the runs stop (deadline.h; DEADLINE_NONE: never) */
+};
 
 /* dreplay over the input, writing the stream to out.  Returns the exit
  * status. */
@@ -62,12 +73,19 @@ struct report_data {
 };
 
 /* Evaluates the witness in both programs (float32 and float64) and fills
- * *out; message set when it cannot be evaluated.  When the deadline
- * (deadline.h; the resolver's too) passes first, out->r.timeout is set
- * and message says what it was doing. */
+ * *out; message set when it cannot be evaluated.  The programs are run as
+ * co says.  When the deadline (co->deadline; the resolver's too) passes
+ * first, out->r.timeout is set and message says what it was doing. */
 void replay_witness(struct resolver *r, const struct sym_state *st, const struct vd_witness *w,
-                    double atol, double rtol, double deadline, struct arena *a,
+                    double atol, double rtol, const struct confirm_opts *co, struct arena *a,
                     struct replayed *out);
+
+/* Runs both programs concretely at witness w on input bytes in (see
+ * witness_inputs): by slice unless co->whole, the whole programs when no
+ * slice holds, stopped at co->deadline (then rp->timeout and message).
+ * Sets rp's ptx_* fields, slice counts and note. */
+void confirm_run(const struct sym_state *st, const struct vd_witness *w, uint8_t **in,
+                 const struct confirm_opts *co, struct arena *a, struct rp_replay *rp);
 
 void report_write(FILE *f, const struct report_data *d);
 

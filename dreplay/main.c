@@ -12,8 +12,8 @@
 #include <stdlib.h>
 
 static const char usage[] =
-	"usage: dreplay [--atol X] [--rtol X] [--budget SECONDS] [--report FILE] [--sarif FILE]\n"
-	"               [--bundle FILE.tar.gz] [--gpu] [-v] [FILE...]\n";
+	"usage: dreplay [--atol X] [--rtol X] [--budget SECONDS] [--whole] [--report FILE]\n"
+	"               [--sarif FILE] [--bundle FILE.tar.gz] [--gpu] [-v] [FILE...]\n";
 
 static double num(const char *opt, const char *s)
 {
@@ -34,13 +34,15 @@ int main(int argc, char **argv)
 		{ "sarif", required_argument, 0, 's' },
 		{ "bundle", required_argument, 0, 'b' },
 		{ "gpu", no_argument, 0, 'g' },
+		{ "whole", no_argument, 0, 'W' },
 		{ "budget", required_argument, 0, 'B' },
 		{ "verbose", no_argument, 0, 'v' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	/* NAN: take the tolerance dcheck used, from the verdict record */
-	struct dreplay_opts o = { NAN, NAN, NULL, NULL, NULL, false, DREPLAY_DEFAULT_BUDGET, DEADLINE_NONE };
+	struct dreplay_opts o = { NAN, NAN, NULL, NULL, NULL, false, false, DREPLAY_DEFAULT_BUDGET,
+	                          DEADLINE_NONE };
 	double start = deadline_now();
 	int c;
 	diag_set_prog("dreplay");
@@ -52,6 +54,7 @@ int main(int argc, char **argv)
 		case 's': o.sarif = optarg; break;
 		case 'b': o.bundle = optarg; break;
 		case 'g': o.gpu = true; break;
+		case 'W': o.whole = true; break;
 		case 'B':
 			o.budget = num("--budget", optarg);
 			if (isinf(o.budget))

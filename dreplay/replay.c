@@ -5,14 +5,15 @@
  * them, else 0):
  *  - the location resolved again and evaluated in IEEE float32 after every
  *    operation (as the GPU computes) and in float64;
- *  - the whole programs run by the PTX interpreter (libcommon/concrete.c),
- *    which does not rely on the symbolic model at all.  When they run, they
- *    decide whether the witness is confirmed.
+ *  - the programs run by the PTX interpreter (libcommon/concrete.c), which
+ *    does not rely on the symbolic model: only what the location needs, or
+ *    whole (confirm.c).  When they run, they decide whether the witness
+ *    is confirmed.
  */
 #include "dreplay.h"
-#include "concrete.h"
 #include "deadline.h"
 #include "ptx/ptx.h"
+#include "slice.h"
 
 #include <math.h>
 #include <string.h>
@@ -117,56 +118,6 @@ uint8_t **witness_inputs(const struct obligation *ob, const struct vd_witness *w
 	return in;
 }
 
-/* The element of type et at off in bytes. */
-static double element(const uint8_t *p, enum etype et)
-{
-	union { float f; double d; int32_t i32; uint32_t u32; int64_t i64; uint64_t u64; } b = { 0 };
-	memcpy(&b, p, etype_size(et));
-	switch (et) {
-	case ET_F32: return b.f;
-	case ET_F64: return b.d;
-	case ET_S32: return b.i32;
-	case ET_U32: return b.u32;
-	case ET_S64: return (double)b.i64;
-	case ET_U64: return (double)b.u64;
-	default: return NAN;
-	}
-}
-
-/* Runs both whole programs with the PTX interpreter at the witness and
- * reads the location: the confirmation that does not rely on the symbolic
- * model.  Sets rp->ptx_ran, or rp->ptx_error. */
-static void run_programs(const struct obligation *ob, const struct vd_witness *w, uint8_t **in,
-                         double deadline, struct arena *a, struct rp_replay *rp)
-{
-	double val[2];
-	struct replay_opts ro = { 0, deadline };
-	for (uint32_t p = 0; p < 2; p++) {
-		struct replay_result res;
-		char msg[512];
-		if (!replay_program(ob, p, (const void *const *)in, &ro, &res, msg, sizeof msg)) {
-			rp->ptx_error = arena_printf(a, "%s: %s", ob->names[p] ? ob->names[p] : p ? "opt" : "ref", msg);
-			if (res.status == INTERP_TIMEOUT) {
-				rp->timeout = true;
-				rp->message = arena_printf(a, "the budget ran out running the programs on the "
-				                           "witness (%s)", rp->ptx_error);
-			}
-			return;
-		}
-		const struct replay_output *o = &res.outs[w->output];
-		if (w->off + etype_size(w->et) > o->bytes) {
-			replay_result_release(&res);
-			rp->ptx_error = "the location lies outside the output";
-			return;
-		}
-		val[p] = element(o->data + w->off, w->et);
-		replay_result_release(&res);
-	}
-	rp->ptx_ran = true;
-	rp->ref_ptx = val[0];
-	rp->opt_ptx = val[1];
-}
-
 static bool differs(double ref, double opt, double tol)
 {
 	if (isnan(ref) || isnan(opt))
@@ -197,13 +148,17 @@ static bool thread_val(const struct expr *leaf, struct evalue *out, void *user)
 
 /* True when some thread of launch l performs write x at byte off; false
  * also when that cannot be told without data (then *unknown). */
-static bool performs(const struct obl_launch *l, const struct sym_write *x, uint64_t off,
-                     uint64_t *budget, double deadline, bool *unknown)
+static bool performs(const struct sym_state *st, uint32_t launch, const struct sym_write *x,
+                     uint64_t off, uint64_t *budget, double deadline, bool *unknown)
 {
+	const struct obl_launch *l = &st->obl.launches.items[launch];
 	if ((x->dom->flags | x->addr->flags) & (EXPR_F_DATA | EXPR_F_UNDEF)) {
 		*unknown = true;
 		return false;
 	}
+	int hit = slice_store_hits(st, launch, x, off);    /* affine: no enumeration */
+	if (hit >= 0)
+		return hit > 0;
 	uint64_t nthreads = l->grid[0] * l->grid[1] * l->grid[2] * l->block[0] * l->block[1] * l->block[2];
 	if (nthreads > *budget) {
 		*unknown = true;
@@ -238,8 +193,8 @@ static bool performs(const struct obl_launch *l, const struct sym_write *x, uint
 
 /* The store of launch 'launch' that wrote byte off of value 'value': the
  * write of the launch that some thread performs there (the last in program
- * order when several do), found by running the threads' address
- * expressions; when that cannot be told (addresses that depend on data,
+ * order when several do), found by inverting its address (slice.h) or by
+ * running the threads' address expressions; when that cannot be told (addresses that depend on data,
  * huge grids, a location reached through a copy), the last store of the
  * launch to the value, or to anything. */
 static void locate_store(const struct sym_state *st, uint32_t launch, uint32_t value, uint64_t off,
@@ -260,7 +215,7 @@ static void locate_store(const struct sym_state *st, uint32_t launch, uint32_t v
 		if (!last_value || x->seq >= last_value->seq)
 			last_value = x;
 		bool unknown = false;
-		if (performs(l, x, off, &budget, deadline, &unknown) && (!best || x->seq >= best->seq))
+		if (performs(st, launch, x, off, &budget, deadline, &unknown) && (!best || x->seq >= best->seq))
 			best = x;
 	}
 	if (!best)
@@ -290,7 +245,7 @@ static void locate_store(const struct sym_state *st, uint32_t launch, uint32_t v
 }
 
 void replay_witness(struct resolver *r, const struct sym_state *st, const struct vd_witness *w,
-                    double atol, double rtol, double deadline, struct arena *a,
+                    double atol, double rtol, const struct confirm_opts *co, struct arena *a,
                     struct replayed *out)
 {
 	const struct obligation *ob = &st->obl;
@@ -312,7 +267,7 @@ void replay_witness(struct resolver *r, const struct sym_state *st, const struct
 		e[p] = resolve_elem(r, o->value[p], o->off[p] + w->off, w->et, &info);
 		out->writer[p] = info.writer;
 		if (info.writer != NO_VALUE)
-			locate_store(st, info.writer, o->value[p], o->off[p] + w->off, deadline, a,
+			locate_store(st, info.writer, o->value[p], o->off[p] + w->off, co->deadline, a,
 			             &out->site[p]);
 		if (info.flags & RI_TIMEOUT) {
 			rp->timeout = true;
@@ -331,7 +286,9 @@ void replay_witness(struct resolver *r, const struct sym_state *st, const struct
 	if (e_has_opaque(e[0]) || e_has_opaque(e[1])) {
 		/* no value in the model: only a run of the programs can confirm */
 		if (out->inputs)
-			run_programs(ob, w, out->inputs, deadline, a, rp);
+			confirm_run(st, w, out->inputs, co, a, rp);
+		if (rp->timeout)
+			return;                  /* not confirmed: the run did not end */
 		if (!rp->ptx_ran) {
 			rp->message = "the location depends on an opaque value and the programs could not be run";
 			return;
@@ -355,7 +312,7 @@ void replay_witness(struct resolver *r, const struct sym_state *st, const struct
 	/* The programs themselves decide when they can be run: a witness the
 	 * model confirms but the real kernels do not is not a bug. */
 	if (out->inputs)
-		run_programs(ob, w, out->inputs, deadline, a, rp);
+		confirm_run(st, w, out->inputs, co, a, rp);
 	if (rp->timeout)
 		return;                      /* not confirmed: the run did not end */
 	if (rp->ptx_ran) {

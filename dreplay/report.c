@@ -6,6 +6,7 @@
  * float64, the difference, the tolerance and whether replay confirmed it.
  */
 #include "dreplay.h"
+#include <string.h>
 
 #define MAX_INPUTS_LISTED 20
 
@@ -112,6 +113,14 @@ static void witness(FILE *f, const struct report_data *d, size_t i, const struct
 		        prog_name(st, 0), r->ref_ptx, prog_name(st, 1), r->opt_ptx);
 	else if (r->ptx_error)
 		fprintf(f, "  programs not run on the witness: %s\n", r->ptx_error);
+	if (r->ptx_run && strcmp(r->ptx_run, "slice") == 0)
+		fprintf(f, "  run by slice: %llu of %llu blocks, %llu of %llu op elements, %.0f ms\n",
+		        (unsigned long long)r->blocks, (unsigned long long)r->blocks_all,
+		        (unsigned long long)r->elems, (unsigned long long)r->elems_all, r->ptx_ms);
+	else if (r->ptx_run)
+		fprintf(f, "  run whole, %.0f ms\n", r->ptx_ms);
+	if (r->slice_note)
+		fprintf(f, "  slice not used: %s\n", r->slice_note);
 	if (r->message && r->shown != RS_MODEL_ONLY)
 		fprintf(f, "  note: %s\n", r->message);
 	fprintf(f, "  %s\n", r->confirmed ? "CONFIRMED" :

@@ -209,12 +209,13 @@ static int replay_all(const struct dreplay_opts *opts, struct gathered *g, const
 	struct resolver *r = resolver_new(st, s);
 	resolver_set_deadline(r, o->deadline);
 	struct replayed *rep = xcalloc(g->witnesses.len + 1, sizeof *rep);
+	struct confirm_opts co = { o->whole, o->budget, o->deadline };
 	size_t timeouts = 0;
 	for (size_t i = 0; i < g->witnesses.len; i++) {
 		if (deadline_passed(o->deadline)) {
 			not_replayed(&g->witnesses.items[i], o, a, &rep[i]);
 		} else {
-			replay_witness(r, st, &g->witnesses.items[i], o->atol, o->rtol, o->deadline, a, &rep[i]);
+			replay_witness(r, st, &g->witnesses.items[i], o->atol, o->rtol, &co, a, &rep[i]);
 			if (rep[i].r.timeout)
 				warn("timeout: witness %zu (output %u index %llu): %s", i, rep[i].w.output,
 				     (unsigned long long)rep[i].w.index, rep[i].r.message);

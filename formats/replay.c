@@ -37,6 +37,18 @@ void rp_write_replay(struct stream_out *w, const struct rp_replay *r)
 	}
 	if (r->ptx_error)
 		out_kstr(w, "ptx_error", r->ptx_error);
+	if (r->ptx_run) {
+		out_kstr(w, "ptx_run", r->ptx_run);
+		out_kf64(w, "ptx_ms", r->ptx_ms);
+		if (strcmp(r->ptx_run, "slice") == 0) {
+			out_ku64(w, "blocks", r->blocks);
+			out_ku64(w, "blocks_all", r->blocks_all);
+			out_ku64(w, "elems", r->elems);
+			out_ku64(w, "elems_all", r->elems_all);
+		}
+	}
+	if (r->slice_note)
+		out_kstr(w, "slice_note", r->slice_note);
 	if (r->timeout)
 		out_kbool(w, "timeout", true);
 	out_end(w);
@@ -83,6 +95,18 @@ bool rp_read_replay(const struct record *rec, struct arena *a, struct rp_replay 
 	r->ptx_error = rec_str_opt(rec, "ptx_error", a, &ok);
 	const msgpack_object *rp = rec_get(rec, "ref_ptx"), *op = rec_get(rec, "opt_ptx");
 	r->ptx_ran = rp && op && obj_f64(rp, &r->ref_ptx) && obj_f64(op, &r->opt_ptx);
+	r->ptx_run = rec_str_opt(rec, "ptx_run", a, &ok);
+	r->slice_note = rec_str_opt(rec, "slice_note", a, &ok);
+	const msgpack_object *ms = rec_get(rec, "ptx_ms");
+	if (ms && !obj_f64(ms, &r->ptx_ms)) {
+		if (ok)
+			rec_error(rec, "field 'ptx_ms' is not a number");
+		ok = false;
+	}
+	r->blocks = rec_u64_opt(rec, "blocks", 0, &ok);
+	r->blocks_all = rec_u64_opt(rec, "blocks_all", 0, &ok);
+	r->elems = rec_u64_opt(rec, "elems", 0, &ok);
+	r->elems_all = rec_u64_opt(rec, "elems_all", 0, &ok);
 	const msgpack_object *t = rec_get(rec, "timeout");
 	if (t && t->type != MSGPACK_OBJECT_BOOLEAN) {
 		if (ok)

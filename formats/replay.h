@@ -36,6 +36,13 @@ struct rp_replay {                   /* "replay" */
 	bool ptx_ran;                    /* both programs ran to completion */
 	double ref_ptx, opt_ptx;         /* the location's value in each */
 	const char *ptx_error;           /* why they did not run, or NULL */
+	/* How they were run (optional): only what the witness location needs
+	 * (a slice, libcommon/slice.h), or whole. */
+	const char *ptx_run;             /* "slice", "whole", or NULL when not run */
+	const char *slice_note;          /* why the slice was not used, or NULL */
+	double ptx_ms;                   /* wall time of the runs of both programs */
+	uint64_t blocks, blocks_all;     /* slice: blocks run, blocks of those launches */
+	uint64_t elems, elems_all;       /* slice: op elements computed, of those ops */
 	/* optional: the budget ran out before the replay of this witness
 	 * ended (message says what it was doing); never confirmed then */
 	bool timeout;

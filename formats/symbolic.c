@@ -637,3 +637,189 @@ bool sym_read_unsupported(const struct record *rec, struct arena *a, struct sym_
 	r->message = rec_str(rec, "message", a, &ok);
 	return ok;
 }
+
+/* ---- relocation (dexec --cache) ------------------------------------------------ */
+
+static bool reloc_value(const struct sym_reloc *m, uint64_t v, uint64_t *out)
+{
+	for (uint32_t i = 0; i < m->n; i++)
+		if (m->from[i] == v) {
+			*out = m->to[i];
+			return true;
+		}
+	return false;
+}
+
+/* An unsigned integer of o, mapped by fn (or kept: fn NULL); false when o
+ * is not one or fn refuses it.  Writes it to w unless w is NULL. */
+static bool reloc_uint(struct stream_out *w, const msgpack_object *o, const struct sym_reloc *m,
+                       bool (*fn)(const struct sym_reloc *, uint64_t, uint64_t *))
+{
+	uint64_t v;
+	if (!obj_u64(o, &v))
+		return false;
+	if (fn && !fn(m, v, &v))
+		return false;
+	if (w)
+		out_u64(w, v);
+	return true;
+}
+
+static bool reloc_launch(const struct sym_reloc *m, uint64_t v, uint64_t *out)
+{
+	if (v != m->from_launch)
+		return false;
+	*out = m->launch;
+	return true;
+}
+
+static bool reloc_prog(const struct sym_reloc *m, uint64_t v, uint64_t *out)
+{
+	(void)v;
+	*out = m->prog;
+	return true;
+}
+
+/* A node of an expression table: the value ids of load, elem and base
+ * variable nodes, and the launch of shared loads. */
+static bool reloc_node(struct stream_out *w, const msgpack_object *n, const struct sym_reloc *m)
+{
+	if (n->type != MSGPACK_OBJECT_ARRAY || n->via.array.size < 3)
+		return false;
+	const msgpack_object *a = n->via.array.ptr;
+	bool load = obj_is_str(&a[0], "load"), elem = obj_is_str(&a[0], "elem");
+	bool var = obj_is_str(&a[0], "var"), opaque = obj_is_str(&a[0], "opaque");
+	if (w)
+		out_array_begin(w);
+	for (uint32_t i = 0; i < n->via.array.size; i++) {
+		if (i == 2 && (load || elem)) {
+			uint64_t s;
+			if (!obj_u64(&a[2], &s) || s > UINT32_MAX)
+				return false;
+			if (SYM_IS_SHARED_SPACE((uint32_t)s)) {
+				if (!load || SYM_SHARED_LAUNCH((uint32_t)s) != m->from_launch)
+					return false;
+				s = SYM_SHARED_SPACE(m->launch);
+			} else if (!reloc_value(m, s, &s)) {
+				return false;
+			}
+			if (w)
+				out_u64(w, s);
+		} else if (i == 2 && opaque) {
+			/* a tag names the launch whose table holds its origin */
+			uint64_t tag;
+			if (!obj_u64(&a[2], &tag) || tag > EOPQ_TAG_MASK)
+				return false;
+			if (tag) {
+				if (SYM_OPAQUE_IS_STORE(tag) || SYM_OPAQUE_LAUNCH(tag) != m->from_launch)
+					return false;
+				tag = SYM_OPAQUE_TAG(m->launch, SYM_OPAQUE_INDEX(tag));
+				if (tag > EOPQ_TAG_MASK)
+					return false;
+			}
+			if (w)
+				out_u64(w, tag);
+		} else if (i == 2 && var) {
+			uint64_t id;
+			if (!obj_u64(&a[2], &id))
+				return false;
+			if (EVAR_IS_BASE(id)) {
+				uint64_t v;
+				if (!reloc_value(m, EVAR_BASE_VALUE(id), &v))
+					return false;
+				id = EVAR_BASE(v);
+			}
+			if (w)
+				out_u64(w, id);
+		} else if (w) {
+			out_obj(w, &a[i]);
+		}
+	}
+	if (w)
+		out_array_end(w);
+	return true;
+}
+
+/* An array of maps whose "value" fields are value ids (writes, atomics). */
+static bool reloc_entries(struct stream_out *w, const msgpack_object *arr, const struct sym_reloc *m)
+{
+	if (arr->type != MSGPACK_OBJECT_ARRAY)
+		return false;
+	if (w)
+		out_array_begin(w);
+	for (uint32_t i = 0; i < arr->via.array.size; i++) {
+		const msgpack_object *e = &arr->via.array.ptr[i];
+		if (e->type != MSGPACK_OBJECT_MAP)
+			return false;
+		if (w)
+			out_map_begin(w);
+		for (uint32_t k = 0; k < e->via.map.size; k++) {
+			const msgpack_object_kv *kv = &e->via.map.ptr[k];
+			if (w)
+				out_obj(w, &kv->key);
+			if (obj_is_str(&kv->key, "value")) {
+				if (!reloc_uint(w, &kv->val, m, reloc_value))
+					return false;
+			} else if (w) {
+				out_obj(w, &kv->val);
+			}
+		}
+		if (w)
+			out_map_end(w);
+	}
+	if (w)
+		out_array_end(w);
+	return true;
+}
+
+/* One pass over rec: checks it (w NULL) or writes it relocated. */
+static bool reloc_pass(struct stream_out *w, const struct record *rec, const struct sym_reloc *m)
+{
+	bool writes = strcmp(rec->type, "writes") == 0, finding = strcmp(rec->type, "finding") == 0;
+	if (!writes && !finding && strcmp(rec->type, "unsupported") != 0)
+		return false;
+	const msgpack_object *o = rec->obj;
+	if (w)
+		out_begin(w, rec->type);
+	for (uint32_t k = 0; k < o->via.map.size; k++) {
+		const msgpack_object_kv *kv = &o->via.map.ptr[k];
+		const msgpack_object *key = &kv->key, *val = &kv->val;
+		if (obj_is_str(key, "t"))
+			continue;
+		if (w)
+			out_obj(w, key);
+		bool ok = true;
+		if (obj_is_str(key, "launch"))
+			ok = reloc_uint(w, val, m, reloc_launch);
+		else if (obj_is_str(key, "prog"))
+			ok = reloc_uint(w, val, m, reloc_prog);
+		else if (finding && obj_is_str(key, "value"))
+			ok = reloc_uint(w, val, m, reloc_value);
+		else if (writes && obj_is_str(key, "exprs")) {
+			ok = val->type == MSGPACK_OBJECT_ARRAY;
+			if (ok && w)
+				out_array_begin(w);
+			for (uint32_t i = 0; ok && i < val->via.array.size; i++)
+				ok = reloc_node(w, &val->via.array.ptr[i], m);
+			if (ok && w)
+				out_array_end(w);
+		} else if (writes && (obj_is_str(key, "writes") || obj_is_str(key, "atomics")))
+			ok = reloc_entries(w, val, m);
+		else if (w)
+			out_obj(w, val);
+		if (!ok)
+			return false;
+	}
+	if (w)
+		out_end(w);
+	return true;
+}
+
+bool sym_relocate(struct stream_out *w, const struct record *rec, const struct sym_reloc *m)
+{
+	if (!reloc_pass(NULL, rec, m))
+		return false;
+	if (w)
+		reloc_pass(w, rec, m);
+	return true;
+}

@@ -192,6 +192,24 @@ void sym_write_timeout(struct stream_out *w, const struct sym_timeout *r);
  * names no entry of r (tag 0: an idiom's own reinterpretation). */
 const struct sym_opaque *sym_opaque_of(const struct sym_writes *r, const struct expr *e);
 
+/* Relocation of the records dexec wrote for one launch (dexec --cache):
+ * the same records for the same launch in another stream, where the
+ * launch, its program and its values have other ids.  Value ids from[i]
+ * become to[i]; the launch id from_launch (also in shared load spaces and
+ * in the tags of opaque nodes) becomes launch; prog becomes prog. */
+struct sym_reloc {
+	uint32_t launch, prog;
+	uint32_t from_launch;
+	uint32_t n;
+	const uint32_t *from, *to;
+};
+/* Writes rec (a writes, finding or unsupported record) relocated to w,
+ * field order and encodings kept, so that records relocated to their own
+ * ids are the same bytes.  False, writing nothing, when rec is of another
+ * type, malformed, or names a value or launch outside the map.  w NULL:
+ * only the check. */
+bool sym_relocate(struct stream_out *w, const struct record *rec, const struct sym_reloc *m);
+
 /* Expressions are rebuilt in cx. */
 bool sym_read_writes(const struct record *rec, struct ectx *cx, struct arena *a, struct sym_writes *r);
 bool sym_read_finding(const struct record *rec, struct arena *a, struct sym_finding *r);

@@ -2,7 +2,8 @@
  * resolve-impl.h: internals shared by the files that implement resolve.h
  * (resolve.c: values and memo; resolve-inv.c: inverting one write;
  * resolve-lin.c: affine views of addresses; resolve-shared.c: shared
- * memory; resolve-atomic.c: atomics).  Nothing else includes it.
+ * memory; resolve-atomic.c: atomics; resolve-slice.c: slices for
+ * replay, slice.h).  Nothing else includes it.
  */
 #ifndef DIRIGO_RESOLVE_IMPL_H
 #define DIRIGO_RESOLVE_IMPL_H

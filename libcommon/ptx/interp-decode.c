@@ -671,6 +671,7 @@ static bool dec_instr(struct dec *D, const struct ptx_instr *pi, struct dinst *d
 		bool is_red = IS("red");
 		di->op = I_ATOM;
 		di->sub = (uint8_t)k;
+		di->sub2 = is_red;           /* no result: reads nothing the thread sees */
 		di->space = (uint8_t)ptx_instr_space(pi);
 		if (ptx_instr_vec(pi) != 1 || (ptx_type_is_float(pi->type) && pi->type != PT_F32 &&
 		                               pi->type != PT_F64) || di->w < 32)
@@ -968,6 +969,7 @@ static enum interp_status layout_vars(struct dec *D, const struct interp_mem *me
 		r->data = b->data;
 		r->space = PS_GLOBAL;
 		r->name = b->symbol;
+		r->valid = b->valid;
 		if (b->base + b->bytes < b->base || b->base + b->bytes > IW_VARS)
 			return fail(D->c, INTERP_BADARG, "buffer %u at 0x%llx (%llu bytes) outside the "
 			            "buffer window", i, (unsigned long long)b->base,

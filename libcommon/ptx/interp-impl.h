@@ -71,7 +71,7 @@ struct dinst {
 	uint8_t w;              /* operation width in bits (1 for .pred) */
 	uint8_t flags;
 	uint8_t sub;            /* rnd, cmp, atomop, shflmode, votemode, sreg, space ... */
-	uint8_t sub2;           /* boolop of setp; cvt source kind; sreg component */
+	uint8_t sub2;           /* boolop of setp; cvt source kind; sreg component; atom: 1 for red */
 	uint8_t space;          /* enum ptx_space of ld/st/atom/cvta */
 	uint8_t vec;            /* ld/st/pack: number of elements */
 	uint8_t w2;             /* cvt: source width; ld/st: element bytes */
@@ -114,6 +114,7 @@ struct region {
 	uint8_t *data;
 	uint8_t space;               /* PS_GLOBAL or PS_CONST */
 	const char *name;
+	uint8_t *valid;              /* interp_buf.valid, or NULL */
 };
 
 struct program {
@@ -184,9 +185,13 @@ bool interp_fail(struct ictx *c, enum interp_status st, const struct dinst *in,
                  const struct lane *L, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 
-/* Pointer to n bytes at addr in space for lane L, or NULL after setting
- * the error (out of bounds, misaligned, write to constant memory). */
+/* How an instruction touches memory (for the bits of interp_buf.valid). */
+enum { IM_READ, IM_WRITE, IM_ATOM, IM_RED };
+
+/* Pointer to n bytes at addr in space for lane L, accessed as how (IM_*),
+ * or NULL after setting the error (out of bounds, misaligned, write to
+ * constant memory, a read of bytes not computed). */
 uint8_t *interp_mem_at(struct ictx *c, struct lane *L, const struct dinst *in,
-                       unsigned space, uint64_t addr, unsigned n, bool write);
+                       unsigned space, uint64_t addr, unsigned n, unsigned how);
 
 #endif

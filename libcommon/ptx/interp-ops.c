@@ -739,7 +739,7 @@ static bool exec_mem(struct ictx *c, struct lane *lanes, const struct dinst *in,
 		unsigned total = n * vec;
 		LANES
 			uint64_t a = R[in->a] + (uint64_t)in->imm;
-			uint8_t *p = interp_mem_at(c, L, in, in->space, a, total, st);
+			uint8_t *p = interp_mem_at(c, L, in, in->space, a, total, st ? IM_WRITE : IM_READ);
 			if (!p)
 				return false;
 			for (unsigned k = 0; k < vec; k++) {
@@ -754,7 +754,7 @@ static bool exec_mem(struct ictx *c, struct lane *lanes, const struct dinst *in,
 	case I_ATOM:
 		LANES
 			uint64_t a = R[in->a] + (uint64_t)in->imm;
-			uint8_t *p = interp_mem_at(c, L, in, in->space, a, n, true);
+			uint8_t *p = interp_mem_at(c, L, in, in->space, a, n, in->sub2 ? IM_RED : IM_ATOM);
 			if (!p)
 				return false;
 			uint64_t old = load_bytes(p, n, false);

@@ -96,9 +96,33 @@ static const char *space_name(unsigned s)
 	}
 }
 
-uint8_t *interp_mem_at(struct ictx *c, struct lane *L, const struct dinst *in,
-                       unsigned space, uint64_t addr, unsigned n, bool write)
+/* The bits of [off, off+n) in a validity map: a read needs them all set
+ * (else the error), a store sets them, a red leaves them. */
+static bool valid_access(struct ictx *c, struct lane *L, const struct dinst *in, uint8_t *valid,
+                         uint64_t off, unsigned n, unsigned how, uint64_t addr)
 {
+	if (how == IM_RED)
+		return true;
+	for (uint64_t i = off; i < off + n; i++) {
+		uint8_t bit = (uint8_t)(1u << (i & 7));
+		if (how == IM_WRITE) {
+			valid[i >> 3] |= bit;
+		} else if (!(valid[i >> 3] & bit)) {
+			interp_fail(c, INTERP_UNCOMPUTED, in, L, "%s of global address 0x%" PRIx64
+			            " (%u bytes): byte %" PRIu64 " of its buffer was not computed",
+			            how == IM_ATOM ? "atomic update" : "read", addr, n, i);
+			if (c->err)
+				c->err->addr = addr;
+			return false;
+		}
+	}
+	return true;
+}
+
+uint8_t *interp_mem_at(struct ictx *c, struct lane *L, const struct dinst *in,
+                       unsigned space, uint64_t addr, unsigned n, unsigned how)
+{
+	bool write = how != IM_READ;
 	uint64_t a = addr;
 	if (n > 1 && (addr & (n - 1))) {
 		if (c->err)
@@ -158,6 +182,8 @@ uint8_t *interp_mem_at(struct ictx *c, struct lane *L, const struct dinst *in,
 				why = "a write to constant memory";
 				break;
 			}
+			if (r->valid && !valid_access(c, L, in, r->valid, a - r->base, n, how, addr))
+				return NULL;
 			return r->data + (a - r->base);
 		}
 		why = r ? "which runs past the end of its buffer" : "outside every buffer";
@@ -446,7 +472,7 @@ static bool run_warp(struct ictx *c, struct lane *lanes, uint32_t present)
 			if (in->op == I_TRAP)
 				return interp_fail(c, INTERP_FAULT, in, &lanes[__builtin_ctz(mask)], "trap");
 			if (in->op == I_SHFL || in->op == I_VOTE || in->op == I_WARPSYNC) {
-				bool wait;
+				bool wait = false;
 				if (!collective(c, lanes, present, &mask, pc, in, &wait))
 					return false;
 				if (wait) {
@@ -592,7 +618,19 @@ enum interp_status interp_launch(const struct ptx_module *m, const char *entry,
 	c.nwarps = (c.nthreads + WARP - 1) / WARP;
 	c.lanes = xcalloc(c.nwarps * WARP, sizeof *c.lanes);
 	c.shared = xmalloc(prog.shared_size + 1);
-	for (uint32_t z = 0; z < grid[2] && c.status == INTERP_OK; z++)
+	if (opts && opts->blocks) {
+		for (size_t i = 0; i < opts->nblocks && c.status == INTERP_OK; i++) {
+			const uint32_t *b = opts->blocks[i];
+			if (b[0] >= grid[0] || b[1] >= grid[1] || b[2] >= grid[2]) {
+				interp_fail(&c, INTERP_BADARG, NULL, NULL, "block (%u,%u,%u) is outside the "
+				            "grid (%u,%u,%u)", b[0], b[1], b[2], grid[0], grid[1], grid[2]);
+				break;
+			}
+			memcpy(c.ctaid, b, sizeof c.ctaid);
+			run_block(&c);
+		}
+	}
+	for (uint32_t z = 0; !(opts && opts->blocks) && z < grid[2] && c.status == INTERP_OK; z++)
 		for (uint32_t y = 0; y < grid[1] && c.status == INTERP_OK; y++)
 			for (uint32_t x = 0; x < grid[0] && c.status == INTERP_OK; x++) {
 				c.ctaid[0] = x;

@@ -44,6 +44,13 @@ struct interp_buf {
 	uint64_t bytes;
 	void *data;
 	const char *symbol;     /* NULL, or a module variable name */
+	/* NULL, or one bit per byte (bit i % 8 of valid[i / 8] for byte i):
+	 * whether the byte holds what it must (a sliced replay computes part
+	 * of a buffer).  Reading a byte whose bit is clear fails with
+	 * INTERP_UNCOMPUTED; a store sets the bits of the bytes it writes; an
+	 * atom reads (its bits must be set), a red (no result) leaves them as
+	 * they are. */
+	uint8_t *valid;
 };
 
 struct interp_mem {
@@ -58,6 +65,8 @@ enum interp_status {
 	INTERP_UNSUPPORTED,     /* an instruction or construct not implemented */
 	INTERP_LIMIT,           /* the step limit was reached */
 	INTERP_BADARG,          /* the launch itself is wrong (entry, geometry, args) */
+	INTERP_UNCOMPUTED,      /* a read of bytes the caller marked as not computed
+	                           (interp_buf.valid) */
 	INTERP_TIMEOUT,         /* the deadline passed (interp_opts.deadline) */
 };
 
@@ -74,6 +83,10 @@ struct interp_error {
 
 struct interp_opts {
 	uint64_t max_steps;     /* thread-instructions per launch; 0: 2e9 */
+	/* NULL: every block of the grid, x fastest; else only these nblocks
+	 * blocks (ctaid x, y, z), one after another in the order given */
+	const uint32_t (*blocks)[3];
+	size_t nblocks;
 	double deadline;        /* deadline.h; 0 or DEADLINE_NONE: none */
 };
 

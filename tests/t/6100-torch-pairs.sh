@@ -3,7 +3,7 @@
 # through the whole pipeline: dirigo_trace | dmerge | dexec | dcheck |
 # dreplay.  "correct": exit 0, checked correct at 5 or more locations;
 # "buggy": exit 1 with a witness dreplay confirmed by running both
-# programs.  "shape-mismatch": outputs of different shapes but the same
+# programs, by slice, with the values of the whole run (check_slice_exact).  "shape-mismatch": outputs of different shapes but the same
 # element count: dmerge exits 1 with a shape-mismatch finding naming both
 # shapes, the values are still checked (5 or more locations equal, no
 # witness); "shape-mismatch buggy": the same, and the values differ (a
@@ -55,7 +55,8 @@ check_pair() {   # DIR [dmerge options]
 	buggy)
 		test $st = 1 &&
 		jq -s -e 'map(select(.t=="replay" and .confirmed and .ref_ptx != null)) | length > 0' \
-			"$name.jsonl" >/dev/null ;;
+			"$name.jsonl" >/dev/null &&
+		check_slice_exact "$name" ;;
 	shape-mismatch)
 		test $st = 1 &&
 		jq -s -e 'map(select(.t=="verdict"))[0] | .equal >= 1 and .equal == .checked and .differ == 0' \
@@ -64,7 +65,8 @@ check_pair() {   # DIR [dmerge options]
 	"shape-mismatch buggy")
 		test $st = 1 &&
 		jq -s -e 'map(select(.t=="replay" and .confirmed and .ref_ptx != null)) | length > 0' \
-			"$name.jsonl" >/dev/null ;;
+			"$name.jsonl" >/dev/null &&
+		check_slice_exact "$name" ;;
 	"shape-mismatch count")
 		test $st = 1 &&
 		jq -s -e 'map(select(.t=="output")) | length == 0' "$name.jsonl" >/dev/null &&

@@ -230,6 +230,12 @@ test_expect_success 'staged copies, buggy twin: the witness is the last element,
 	test_cmp expect actual
 '
 
+for twin in bug sc-bug; do
+	test -f $twin.rep || continue
+	test_expect_success "$twin: confirmed by slice, with the whole run's values" "check_slice_exact $twin"
+done
+
+
 test_expect_success '--build-only builds and traces nothing; the trace then finds the build' '
 	dtrace-cuda --kernelbench --build-only "$KB/scale-bias-relu/ref.py" "$KB/scale-bias-relu/opt.cu" >out 2>err &&
 	test ! -s out &&

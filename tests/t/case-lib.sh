@@ -3,7 +3,8 @@
 #
 #   correct             the pipeline exits 0
 #   buggy               exits 1 with a witness that dreplay confirms by
-#                       running both programs (PTX interpreter)
+#                       running both programs (PTX interpreter), by slice,
+#                       with the whole run's values (check_slice_exact)
 #   finding CLASS       exits 1 with a "finding" record of class CLASS
 #   unsupported         exits 3 with an "unsupported" record
 #   partial             exits 0 (checked-correct) although some locations are
@@ -33,7 +34,8 @@ check_case() {   # DIR
 	buggy)
 		test $st = 1 &&
 		jq -s -e 'map(select(.t=="replay" and .confirmed and .ref_ptx != null)) | length > 0' \
-			"$name.jsonl" >/dev/null ;;
+			"$name.jsonl" >/dev/null &&
+		check_slice_exact "$name" ;;
 	finding\ *)
 		test $st = 1 &&
 		jq -s -e --arg c "${expect#finding }" 'map(select(.t=="finding" and .class==$c)) | length > 0' \

@@ -125,6 +125,23 @@ test_traces_merge_() {
 	test ! -s .merge-refused || { cat .merge-refused >&2; return 1; }
 }
 
+# check_slice_exact NAME: NAME.rep was written by dreplay (by slice) from
+# NAME.ver; dreplay --whole must give the same values at every witness
+# location that both ran (the slice is exact), and the programs must have
+# run by slice at every witness that ran (unless they ran whole for a
+# reason the record gives).
+check_slice_exact() {
+	dreplay --whole "$1.ver" >"$1.whole.rep" 2>/dev/null
+	st=$?
+	[ $st -le 3 ] || { echo "dreplay --whole $1.ver: exit $st" >&2; return 1; }
+	dcat "$1.rep" | jq -c 'select(.t=="replay" and .ref_ptx != null) | [.index, .ref_ptx, .opt_ptx]' >"$1.slice.vals" &&
+	dcat "$1.whole.rep" | jq -c 'select(.t=="replay" and .ref_ptx != null) | [.index, .ref_ptx, .opt_ptx]' >"$1.whole.vals" &&
+	test_cmp "$1.whole.vals" "$1.slice.vals" &&
+	dcat "$1.rep" | jq -s -e 'map(select(.t=="replay" and .ref_ptx != null)) |
+		all(.ptx_run == "slice" or (.slice_note != null))' >/dev/null || {
+		echo "$1: a witness ran whole without a reason" >&2; return 1; }
+}
+
 # DIRIGO_FUZZ_SEEDS=DIR: keep the files each test made (streams, JSON,
 # PTX) in DIR/TESTNAME-FILE, for the fuzz seed corpus (tests/fuzz).
 keep_seeds_() {

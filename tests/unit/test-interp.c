@@ -3,8 +3,9 @@
  * (libcommon/ptx/interp.h): nvcc's PTX from tests/fixtures run on small
  * inputs and compared with the same computation written in C (bit-exact
  * where the kernel has no approximate instruction), faults reported with
- * line, thread and block, hand-written snippets for corner cases, and a
- * speed measurement (instructions per second, printed as a diagnostic).
+ * line, thread and block, hand-written snippets for corner cases, the
+ * block list and validity maps of sliced runs, and a speed measurement
+ * (instructions per second, printed as a diagnostic).
  *
  * Run from the top of the tree (or set $DIRIGO_FIXTURES).
  */
@@ -71,7 +72,7 @@ struct mem {
 static uint64_t add_buf(struct mem *M, void *data, size_t bytes)
 {
 	unsigned i = M->n++;
-	M->b[i] = (struct interp_buf){ INTERP_BUF_BASE(i), bytes, data, NULL };
+	M->b[i] = (struct interp_buf){ INTERP_BUF_BASE(i), bytes, data, NULL, NULL };
 	return M->ptr[i] = INTERP_BUF_BASE(i);
 }
 
@@ -278,7 +279,7 @@ static void test_const_call(void)
 
 	/* the table given by a buffer bound to the symbol */
 	float table[4] = { 0.0f, 0.0f, 0.0f, 1.0f };   /* acc = x^3 */
-	M.b[M.n] = (struct interp_buf){ INTERP_BUF_BASE(M.n), sizeof table, table, "poly" };
+	M.b[M.n] = (struct interp_buf){ INTERP_BUF_BASE(M.n), sizeof table, table, "poly", NULL };
 	M.n++;
 	ok(launch(m, "_Z9eval_polyPKfPfi6affine", 3, 1, 32, 1, 0, args, &M, NULL, NULL) == INTERP_OK,
 	   "launch with the .const variable bound to a buffer");
@@ -476,7 +477,7 @@ static enum interp_status snippet(const char *body, uint64_t *out, unsigned n,
 	if (!m)
 		return INTERP_BADARG;
 	memset(out, 0, n * 8);
-	struct interp_buf b = { INTERP_BUF_BASE(0), n * 8, out, NULL };
+	struct interp_buf b = { INTERP_BUF_BASE(0), n * 8, out, NULL, NULL };
 	struct interp_mem mem = { &b, 1 };
 	uint64_t p = b.base;
 	const void *args[] = { &p };
@@ -563,6 +564,104 @@ static void test_snippets(void)
 	ok(s == INTERP_TIMEOUT && t < 2.0, "deadline: a grid of 2^30 blocks stops after %.2f s", t);
 }
 
+/* ---- sliced runs: a block list, validity maps ---- */
+
+static bool bit(const uint8_t *m, size_t i)
+{
+	return (m[i / 8] >> (i % 8)) & 1;
+}
+
+static void test_slice(void)
+{
+	struct ptx_module *m = load("vec_add.ptx");
+	if (!ok(m, "vec_add.ptx parses for the slice tests"))
+		return;
+	enum { N = 512 };
+	float *a = malloc(N * 4), *b = malloc(N * 4), *c = malloc(N * 4);
+	for (int i = 0; i < N; i++) {
+		a[i] = (float)i;
+		b[i] = 0.5f;
+	}
+	memset(c, 0, N * 4);
+	uint8_t va[N * 4 / 8 + 1], vb[N * 4 / 8 + 1], vc[N * 4 / 8 + 1];
+	memset(va, 0, sizeof va);
+	memset(vb, 0xff, sizeof vb);
+	memset(vc, 0, sizeof vc);
+	/* a is valid for elements 256..383 only: block 2 of 128 threads */
+	memset(va + 256 * 4 / 8, 0xff, 128 * 4 / 8);
+	struct mem M = { .n = 0 };
+	add_buf(&M, a, N * 4);
+	add_buf(&M, b, N * 4);
+	add_buf(&M, c, N * 4);
+	M.b[0].valid = va;
+	M.b[1].valid = vb;
+	M.b[2].valid = vc;
+	int n = N;
+	const void *args[] = { &M.ptr[0], &M.ptr[1], &M.ptr[2], &n };
+	struct interp_mem mem = { M.b, M.n };
+	uint32_t grid[3] = { N / 128, 1, 1 }, block[3] = { 128, 1, 1 };
+	const uint32_t blocks[1][3] = { { 2, 0, 0 } };
+	struct interp_opts opts = { .max_steps = 0, .blocks = blocks, .nblocks = 1 };
+	struct interp_error err;
+	struct interp_stats st;
+	enum interp_status s = interp_launch(m, "_Z7vec_addPKfS0_Pfi", grid, block, 0, args, &mem, &opts,
+	                                     &st, &err);
+	ok(s == INTERP_OK, "one block of four runs %s", s ? err.msg : "");
+	bool only = true;
+	for (int i = 0; i < N; i++)
+		if ((i >= 256 && i < 384) != (c[i] == a[i] + 0.5f))
+			only = false;
+	ok(only, "only block 2 wrote its elements");
+	ok(bit(vc, 256 * 4) && bit(vc, 384 * 4 - 1) && !bit(vc, 256 * 4 - 1) && !bit(vc, 384 * 4),
+	   "stores set the validity bits of exactly the bytes they wrote");
+	ok(st.steps > 0 && st.steps < 128 * 40, "steps of one block only (%llu)", (unsigned long long)st.steps);
+
+	/* block 1 reads elements of a that were not computed */
+	const uint32_t other[2][3] = { { 2, 0, 0 }, { 1, 0, 0 } };
+	opts.blocks = other;
+	opts.nblocks = 2;
+	s = interp_launch(m, "_Z7vec_addPKfS0_Pfi", grid, block, 0, args, &mem, &opts, NULL, &err);
+	ok(s == INTERP_UNCOMPUTED, "a read of bytes not computed stops the run");
+	ok(err.has_thread && err.ctaid[0] == 1 && err.tid[0] == 0 && strstr(err.msg, "not computed") &&
+	   strstr(err.msg, "ld.global"), "it names the load, the thread and the block: %s", err.msg);
+
+	/* a block outside the grid */
+	const uint32_t outside[1][3] = { { 4, 0, 0 } };
+	opts.blocks = outside;
+	opts.nblocks = 1;
+	s = interp_launch(m, "_Z7vec_addPKfS0_Pfi", grid, block, 0, args, &mem, &opts, NULL, &err);
+	ok(s == INTERP_BADARG && strstr(err.msg, "outside the grid"), "a block outside the grid: %s", err.msg);
+
+	/* red leaves validity alone, atom reads */
+	uint64_t o[2] = { 0, 0 };
+	uint8_t vo[2] = { 0x0f, 0 };
+	const char *text[2] = {
+		"mov.u32 %r1, 1;\n red.global.add.u32 [%rd1+4], %r1;\n",
+		"mov.u32 %r1, 1;\n atom.global.add.u32 %r2, [%rd1+4], %r1;\n",
+	};
+	for (int k = 0; k < 2; k++) {
+		char *body = arena_printf(&arena, "%s.visible .entry k(.param .u64 k_out)\n{\n"
+		                          ".reg .b32 %%r<4>;\n.reg .b64 %%rd<4>;\n"
+		                          "ld.param.u64 %%rd1, [k_out];\n%s\nret;\n}\n", header, text[k]);
+		struct ptx_module *km = parse_text(body);
+		struct interp_buf ob = { INTERP_BUF_BASE(0), 16, o, NULL, vo };
+		struct interp_mem om = { &ob, 1 };
+		uint64_t p = ob.base;
+		const void *kargs[] = { &p };
+		uint32_t one[3] = { 1, 1, 1 };
+		s = km ? interp_launch(km, "k", one, one, 0, kargs, &om, NULL, NULL, &err) : INTERP_BADARG;
+		if (k == 0)
+			ok(s == INTERP_OK && vo[0] == 0x0f && (uint32_t)(o[0] >> 32) == 1,
+			   "red on bytes not computed runs and leaves them not computed");
+		else
+			ok(s == INTERP_UNCOMPUTED && strstr(err.msg, "atomic update"),
+			   "atom on bytes not computed stops the run: %s", err.msg);
+	}
+	free(a);
+	free(b);
+	free(c);
+}
+
 /* ---- speed ---- */
 
 static double now(void)
@@ -629,6 +728,7 @@ int main(void)
 	test_activations();
 	test_interp_ops();
 	test_snippets();
+	test_slice();
 	test_matmul_speed();
 	arena_release(&arena);
 	return done_testing();
