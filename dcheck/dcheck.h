@@ -58,6 +58,7 @@ struct tally {
 	const char *first_bug;          /* detail of the first differ/uninit location */
 	const char *first_opaque;       /* detail of the first location unknown for an opaque value */
 	const char *first_timeout;      /* the first location the time ran out on */
+	bool abandoned;                 /* workers left in a solver call past the budget */
 };
 
 /* Counts one location written to the stream. */

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #define WORKER_STACK ((size_t)1 << 30)   /* bytes of stack a worker thread may use */
+#define ABANDON_S 1.0                     /* seconds past the budget before workers are left behind */
 
 static double now_s(void)
 {
@@ -493,7 +494,7 @@ static void check_all(const struct dcheck_opts *o, const struct sym_state *st, c
 
 	/* write the results in order */
 	uint64_t decided = 0;
-	bool bug_written = false;
+	bool bug_written = false, abandoned = false;
 	pthread_mutex_lock(&p.mu);
 	for (;;) {
 		struct slot *sl = &p.slots[p.emitted % p.nslots];
@@ -503,6 +504,15 @@ static void check_all(const struct dcheck_opts *o, const struct sym_state *st, c
 			pthread_mutex_unlock(&p.mu);
 			progress_show(&pr, &p, decided, false);
 			pthread_mutex_lock(&p.mu);
+			if (o->deadline != DEADLINE_NONE && deadline_now() > o->deadline + ABANDON_S) {
+				/* a solver call that ignores its interrupt (Z3's
+				 * nonlinear arithmetic may): the budget still bounds
+				 * the run; the locations in flight are left out */
+				abandoned = true;
+				p.exhausted = true;
+				p.why = STOP_BUDGET;
+				break;
+			}
 			if (p.emitted == p.claimed ? !p.exhausted : !sl->done) {
 				struct timespec ts;
 				clock_gettime(CLOCK_REALTIME, &ts);
@@ -534,8 +544,13 @@ static void check_all(const struct dcheck_opts *o, const struct sym_state *st, c
 		pthread_cond_broadcast(&p.space);
 	}
 	pthread_mutex_unlock(&p.mu);
-	for (unsigned i = 0; i < nj; i++)
-		pthread_join(wk[i].th, NULL);
+	t->abandoned = abandoned;
+	if (abandoned)
+		warn("timeout: a solver call went on %g s past the budget; the locations in flight are "
+		     "left out", ABANDON_S);
+	else
+		for (unsigned i = 0; i < nj; i++)
+			pthread_join(wk[i].th, NULL);
 	double elapsed = now_s() - p.t0;
 	progress_show(&pr, &p, decided, true);
 	progress_end(&pr);
@@ -558,6 +573,8 @@ static void check_all(const struct dcheck_opts *o, const struct sym_state *st, c
 		t->v.has_elapsed = true;
 		t->v.elapsed_s = elapsed;
 	}
+	if (abandoned)
+		return;   /* workers still hold the pool; the process ends soon after the verdict */
 	for (size_t i = 0; i < p.nslots; i++)
 		arena_release(&p.slots[i].a);
 	free(p.slots);
@@ -583,6 +600,7 @@ int dcheck_run(const struct dcheck_opts *o, struct stream_in *in, FILE *outf)
 	struct record rec;
 	const char *file = "-";
 	int k, status = EXIT_OK;
+	bool abandoned = false;
 	while ((k = stream_in_next(in, &rec)) > 0) {
 		file = arena_strdup(&keep, rec.file);
 		int taken = 0;
@@ -609,8 +627,15 @@ int dcheck_run(const struct dcheck_opts *o, struct stream_in *in, FILE *outf)
 			     t.v.elapsed_s, t.v.estimate_s);
 		note("%s: %s", verdict_result_name(t.v.result), t.v.message);
 		status = verdict_status(t.v.result);
+		abandoned = t.abandoned;
 	}
 	status = stream_out_close(out, status);
+	if (abandoned) {
+		/* the workers left behind still use the state and the solver:
+		 * end here, the stream complete, without freeing under them */
+		fflush(NULL);
+		_exit(status);
+	}
 	msgpack_sbuffer_destroy(&kept.buf);
 	VEC_FREE(kept.recs);
 	sym_state_release(&st);
