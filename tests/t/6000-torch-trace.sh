@@ -21,7 +21,7 @@ recs() { jq -c "$2" <"$1.json"; }
 
 if [ -n "${SKIP_ALL:-}" ]; then
 	test_skip "$SKIP_ALL"
-test_done
+	test_done
 	exit
 fi
 say_torch "$PY"
