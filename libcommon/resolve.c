@@ -312,7 +312,10 @@ static const struct expr *thread_leaf(struct ectx *cx, const struct expr *e, voi
 		ri_fail(t->acc, RI_UNSUPPORTED, "a stored value depends on a pointer or free variable");
 		break;
 	case EOP_UNDEF:
-		t->acc->flags |= RI_UNDEF;
+		/* -inf and +inf stay for max and min to absorb (canon.h); dcheck
+		 * says "undefined" where one is left */
+		if (e->sort != SORT_REAL || (e->u != E_UNDEF_NINF && e->u != E_UNDEF_PINF))
+			t->acc->flags |= RI_UNDEF;
 		return NULL;
 	default:
 		return NULL;
