@@ -350,7 +350,7 @@ static const struct expr *shared_before(struct resolver *r, const struct expr *s
 		uint64_t off;
 		memset(&tmp, 0, sizeof tmp);
 		const struct expr *ld = e_load(cx, start->space, bt, start->args[0]);
-		int k = shared_writer(rs_state(r), cx, NULL, MAX_NODES, ld, tid, ctaid, &w, wtid, &launch, &off, &tmp);
+		int k = shared_writer(rs_state(r), cx, NULL, MAX_NODES, NULL, ld, tid, ctaid, &w, wtid, &launch, &off, &tmp);
 		if (k == 1 && !tmp.flags && w->val->op == EOP_BV && w->et == bt) {
 			double d;
 			if (et == ET_F32) {

@@ -41,6 +41,7 @@ struct inv_query {
 	uint64_t off;
 	uint64_t max_enum;
 	uint32_t launch;                 /* for messages */
+	struct wtab_cache *tabs;         /* NULL: no enumeration tables */
 };
 
 /* Fills up to max threads; returns how many were found (at most max), or
@@ -49,6 +50,23 @@ struct inv_query {
 int invert_write(const struct inv_query *q, uint32_t tids[][3], uint32_t ctaids[][3],
                  int max, struct resolve_info *acc);
 
+/* Enumeration (resolve-enum.c): the write's addresses for every thread
+ * of q's geometry, evaluated once per (address, domain, geometry) and
+ * kept in q->tabs; answers as invert_write, or INV_UNTABLED when the
+ * geometry is too large or an address cannot be evaluated. */
+#define INV_UNTABLED (-2)
+struct wtab_cache;
+struct wtab_cache *wtab_cache_new(void);
+void wtab_cache_free(struct wtab_cache *c);          /* NULL ok */
+int inv_table(const struct inv_query *q, uint32_t tids[][3], uint32_t ctaids[][3],
+              int max, struct resolve_info *acc);
+/* The shared writes of sw, latest (epoch, warp epoch, program order)
+ * first: sw->nshared indices, kept in c. */
+const uint32_t *wtab_shared_order(struct wtab_cache *c, const struct sym_writes *sw);
+/* resolve-inv.c: the failure for a store at a that overlaps the read
+ * other than exactly (or with another element type). */
+int inv_overlap_fail(const struct inv_query *q, uint64_t a, struct resolve_info *acc);
+
 /* Shared memory (resolve-shared.c).  The write a reader thread (tid,
  * ctaid) sees through a shared LOAD leaf (space SYM_SHARED_SPACE(launch),
  * constant address packing offset, epoch and warp epoch): the latest
@@ -56,9 +74,10 @@ int invert_write(const struct inv_query *q, uint32_t tids[][3], uint32_t ctaids[
  * of the same warp in an earlier warp epoch of the reader's epoch.
  * Returns 1 with *w and the writer's tid in wtid, 0 when no write
  * reaches it (uninitialised shared memory; *launch, *off say where), -1
- * after ri_fail. */
+ * after ri_fail.  tabs: enumeration tables (NULL: none, and the writes
+ * are inverted in stream order). */
 int shared_writer(const struct sym_state *st, struct ectx *cx, struct smt *smt, uint64_t max_enum,
-                  const struct expr *load, const uint32_t tid[3], const uint32_t ctaid[3],
+                  struct wtab_cache *tabs, const struct expr *load, const uint32_t tid[3], const uint32_t ctaid[3],
                   const struct sym_shwrite **w, uint32_t wtid[3], uint32_t *launch, uint64_t *off,
                   struct resolve_info *acc);
 

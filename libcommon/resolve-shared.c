@@ -8,7 +8,9 @@
  * concrete, the writer is found among the writes of the same block: the
  * latest epoch (then warp epoch, then program order) whose write covers
  * exactly the bytes read, each write inverted with the block's ctaid
- * fixed (resolve-inv.c).  Writes of the reader's own epoch count only
+ * fixed (resolve-inv.c; with enumeration tables, resolve-enum.c, the
+ * writes are tried latest first and the first that reaches the reader
+ * wins).  Writes of the reader's own epoch count only
  * from the reader's warp (they were ordered by bar.warp.sync); others of
  * that epoch are races, which dexec reports.
  */
@@ -42,7 +44,7 @@ static bool later(const struct sym_shwrite *a, const struct sym_shwrite *b)
 }
 
 int shared_writer(const struct sym_state *st, struct ectx *cx, struct smt *smt, uint64_t max_enum,
-                  const struct expr *load, const uint32_t tid[3], const uint32_t ctaid[3],
+                  struct wtab_cache *tabs, const struct expr *load, const uint32_t tid[3], const uint32_t ctaid[3],
                   const struct sym_shwrite **w, uint32_t wtid[3], uint32_t *launch, uint64_t *off,
                   struct resolve_info *acc)
 {
@@ -71,8 +73,11 @@ int shared_writer(const struct sym_state *st, struct ectx *cx, struct smt *smt, 
 	const struct sym_shwrite *best = NULL;
 	uint32_t best_tid[3] = { 0, 0, 0 };
 	enum etype et = (enum etype)load->et;
-	for (uint32_t i = 0; i < sw->nshared; i++) {
-		const struct sym_shwrite *x = &sw->shared[i];
+	/* with tables, latest first: the first write that reaches the
+	 * reader is the one it sees */
+	const uint32_t *order = tabs ? wtab_shared_order(tabs, sw) : NULL;
+	for (uint32_t j = 0; j < sw->nshared && !(order && best); j++) {
+		const struct sym_shwrite *x = &sw->shared[order ? order[j] : j];
 		if (x->epoch > epoch || (x->epoch == epoch && x->sub >= sub))
 			continue;
 		if (best && !later(x, best))
@@ -89,7 +94,7 @@ int shared_writer(const struct sym_state *st, struct ectx *cx, struct smt *smt, 
 			.cx = cx, .smt = smt, .geom = &gb, .n = n, .addr = addr, .dom_t = dom,
 			.lin = lin_ok ? &li : NULL, .wsize = etype_size(x->et), .rsize = etype_size(et),
 			.same_kind = x->et == et || (!etype_is_float(x->et) && !etype_is_float(et)),
-			.off = o, .max_enum = max_enum, .launch = l,
+			.off = o, .max_enum = max_enum, .launch = l, .tabs = tabs,
 		};
 		uint32_t tids[MAXW][3], ctaids[MAXW][3];
 		int k = invert_write(&q, tids, ctaids, MAXW, acc);

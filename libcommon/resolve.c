@@ -56,6 +56,7 @@ struct resolver {
 	size_t mcap, mlen;
 	uint64_t call_elems;
 	struct rop *rop;                   /* torch ops (resolve-op.c), made on first use */
+	struct wtab_cache *tabs;           /* enumeration tables (resolve-enum.c) */
 };
 
 /* ---- construction ---------------------------------------------------------- */
@@ -92,6 +93,7 @@ struct resolver *resolver_new(const struct sym_state *st, struct smt *s)
 		}
 	}
 	free(fill);
+	r->tabs = wtab_cache_new();
 	r->mcap = 1024;
 	r->memo = xmalloc(r->mcap * sizeof *r->memo);
 	for (size_t i = 0; i < r->mcap; i++)
@@ -110,6 +112,7 @@ void resolver_free(struct resolver *r)
 	free(r->wc);
 	free(r->memo);
 	rop_free(r->rop);
+	wtab_cache_free(r->tabs);
 	free(r);
 }
 
@@ -257,7 +260,7 @@ const struct expr *rs_shared_plain(struct resolver *r, const struct expr *e, con
 		ri_fail(acc, RI_TOO_BIG, "resolution nested deeper than %u elements", r->lim.max_depth);
 		return NULL;
 	}
-	int k = shared_writer(r->st, r->cx, r->smt, r->lim.max_enum, e, tid, ctaid, &w, wtid,
+	int k = shared_writer(r->st, r->cx, r->smt, r->lim.max_enum, r->tabs, e, tid, ctaid, &w, wtid,
 	                      &launch, &off, acc);
 	if (k < 0)
 		return NULL;
@@ -477,7 +480,7 @@ static int res_launch(struct resolver *r, uint32_t v, uint64_t off, enum etype e
 			.wsize = etype_size(r->wl[wi]->et), .rsize = etype_size(et),
 			.same_kind = r->wl[wi]->et == et ||
 			             (!etype_is_float(r->wl[wi]->et) && !etype_is_float(et)),
-			.off = off, .max_enum = r->lim.max_enum, .launch = l,
+			.off = off, .max_enum = r->lim.max_enum, .launch = l, .tabs = r->tabs,
 		};
 		uint32_t tids[MAX_MATCH][3], ctaids[MAX_MATCH][3];
 		int k = invert_write(&q, tids, ctaids, MAX_MATCH, acc);
