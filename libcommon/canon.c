@@ -1060,6 +1060,14 @@ const struct expr *canon(struct canon *c, const struct expr *root)
 bool canon_pair(struct ectx *cx, const struct expr *e[2], uint64_t max_steps)
 {
 	struct canon *c = canon_new(cx, max_steps);
+	/* a canonical form costs a few steps per node; one that costs far
+	 * more is blowing up (x_i - mean for every i of a variance spreads
+	 * the mean's n terms into each of n sums): give up early */
+	count_refs(c, e[0]);
+	count_refs(c, e[1]);
+	uint64_t lim = CANON_STEPS_PER_NODE * (uint64_t)c->t.len + CANON_STEPS_BASE;
+	if (max_steps && lim < max_steps)
+		c->max_steps = lim;
 	const struct expr *a = canon(c, e[0]);
 	const struct expr *b = a ? canon(c, e[1]) : NULL;
 	canon_free(c);

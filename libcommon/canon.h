@@ -42,8 +42,12 @@
 
 #include "expr.h"
 
-/* Steps canon_pair allows by default: a few seconds at most. */
+/* Steps canon_pair allows by default: a few seconds at most.  It allows
+ * no more than CANON_STEPS_PER_NODE per node of the two expressions,
+ * plus CANON_STEPS_BASE, either. */
 #define CANON_STEPS_DEFAULT (64ull << 20)
+#define CANON_STEPS_PER_NODE 100
+#define CANON_STEPS_BASE (1ull << 20)
 
 struct canon;
 
@@ -62,7 +66,8 @@ void canon_free(struct canon *c);                     /* NULL ok */
 
 /* Both of e[0], e[1] (in cx) replaced by their canonical forms, made by
  * one canonicaliser (so that common parts are shared).  False, with e
- * unchanged, when the step limit is reached. */
+ * unchanged, when the step limit is reached: max_steps, or (max_steps
+ * not 0) CANON_STEPS_PER_NODE per node and CANON_STEPS_BASE. */
 bool canon_pair(struct ectx *cx, const struct expr *e[2], uint64_t max_steps);
 
 #endif
