@@ -9,6 +9,7 @@
  *    which does not rely on the symbolic model at all.  When they run, they
  *    decide whether the witness is confirmed.
  */
+#include "canon.h"
 #include "dreplay.h"
 #include "concrete.h"
 #include "ptx/ptx.h"
@@ -307,6 +308,15 @@ void replay_witness(struct resolver *r, const struct sym_state *st, const struct
 			return;
 		}
 	}
+	/* as dcheck compared them: an infinity a max or min absorbs is gone
+	 * (canon.h); one that stays leaves the value undefined */
+	canon_pair(st->cx, e, CANON_STEPS_DEFAULT);
+	for (int p = 0; p < 2; p++)
+		if (e_has_undef(e[p])) {
+			rp->message = arena_printf(a, "%s: the value is undefined (an infinite float constant "
+			                           "that no max or min absorbs)", ob->names[p] ? ob->names[p] : p ? "opt" : "ref");
+			return;
+		}
 	struct inputs in = { w, ob };
 	if (!eval(e[0], EM_F32, &in, &rp->ref_f32) || !eval(e[1], EM_F32, &in, &rp->opt_f32) ||
 	    !eval(e[0], EM_F64, &in, &rp->ref_f64) || !eval(e[1], EM_F64, &in, &rp->opt_f64)) {
