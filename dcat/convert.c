@@ -77,14 +77,28 @@ static json_t *to_json(const msgpack_object *o, const char **err)
 				json_decref(m);
 				return NULL;
 			}
+			/* A key JSON cannot hold as it is (a NUL byte, not UTF-8)
+			 * or a key given twice would be lost: refused. */
 			char *key = strndup(k->via.str.ptr, k->via.str.size);
-			json_t *v = to_json(&o->via.map.ptr[i].val, err);
-			if (!v || !key) {
+			if (!key || memchr(k->via.str.ptr, 0, k->via.str.size) || json_object_get(m, key)) {
+				*err = key && json_object_get(m, key) ? "a map key given twice" :
+				       "a map key holding a NUL byte";
 				free(key);
 				json_decref(m);
 				return NULL;
 			}
-			json_object_set_new(m, key, v);
+			json_t *v = to_json(&o->via.map.ptr[i].val, err);
+			if (!v) {
+				free(key);
+				json_decref(m);
+				return NULL;
+			}
+			if (json_object_set_new(m, key, v) != 0) {
+				*err = "a map key that is not UTF-8";
+				free(key);
+				json_decref(m);
+				return NULL;
+			}
 			free(key);
 		}
 		return m;
@@ -115,9 +129,12 @@ int record_to_json(const struct record *rec, FILE *out)
 
 /* ---- JSON -> MessagePack ------------------------------------------------ */
 
-struct jctx { const char *name; size_t line; const char *err; };
+struct jctx { const char *name; size_t line; const char *err; int depth; };
 
 static bool from_json(struct stream_out *w, json_t *j, struct jctx *c);
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 static bool tagged_from_json(struct stream_out *w, json_t *j, struct jctx *c, bool *handled)
 {
@@ -200,6 +217,11 @@ static bool from_json(struct stream_out *w, json_t *j, struct jctx *c)
 	case JSON_REAL: out_f64(w, json_real_value(j)); return true;
 	case JSON_STRING: out_strn(w, json_string_value(j), json_string_length(j)); return true;
 	case JSON_ARRAY: {
+		/* deeper than any reader takes: refused here, not written */
+		if (++c->depth > STREAM_MAX_DEPTH && json_array_size(j)) {
+			c->err = "nested too deep (a record nests at most " STR(STREAM_MAX_DEPTH) " levels)";
+			return false;
+		}
 		out_array_begin(w);
 		size_t i;
 		json_t *v;
@@ -207,6 +229,7 @@ static bool from_json(struct stream_out *w, json_t *j, struct jctx *c)
 			if (!from_json(w, v, c))
 				return false;
 		out_array_end(w);
+		c->depth--;
 		return true;
 	}
 	case JSON_OBJECT: {
@@ -215,6 +238,10 @@ static bool from_json(struct stream_out *w, json_t *j, struct jctx *c)
 			return false;
 		if (handled)
 			return true;
+		if (++c->depth > STREAM_MAX_DEPTH && json_object_size(j)) {
+			c->err = "nested too deep (a record nests at most " STR(STREAM_MAX_DEPTH) " levels)";
+			return false;
+		}
 		out_map_begin(w);
 		const char *k;
 		json_t *v;
@@ -224,6 +251,7 @@ static bool from_json(struct stream_out *w, json_t *j, struct jctx *c)
 				return false;
 		}
 		out_map_end(w);
+		c->depth--;
 		return true;
 	}
 	}
@@ -236,7 +264,7 @@ int json_to_stream(FILE *f, const char *name, struct stream_out *w)
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
-	struct jctx c = { name, 0, NULL };
+	struct jctx c = { name, 0, NULL, 0 };
 	int status = EXIT_OK;
 	bool first = true;
 	while ((n = getline(&line, &cap, f)) >= 0) {
@@ -244,14 +272,15 @@ int json_to_stream(FILE *f, const char *name, struct stream_out *w)
 		if (strspn(line, " \t\r\n") == (size_t)n)
 			continue;
 		json_error_t jerr;
-		json_t *j = json_loadb(line, (size_t)n, JSON_DECODE_ANY, &jerr);
+		json_t *j = json_loadb(line, (size_t)n, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
 		if (!j) {
 			warn("%s:%zu: invalid JSON: %s", name, c.line, jerr.text);
 			status = EXIT_TROUBLE;
 			break;
 		}
 		json_t *t = json_object_get(j, "t");
-		if (!json_is_object(j) || !json_is_string(t)) {
+		if (!json_is_object(j) || !json_is_string(t) ||
+		    strlen(json_string_value(t)) != json_string_length(t)) {
 			warn("%s:%zu: not a record (a JSON object with a string \"t\" expected)", name, c.line);
 			json_decref(j);
 			status = EXIT_TROUBLE;
@@ -263,13 +292,25 @@ int json_to_stream(FILE *f, const char *name, struct stream_out *w)
 			status = EXIT_TROUBLE;
 			break;
 		}
+		const char *type = json_string_value(t);
+		bool is_end = strcmp(type, "end") == 0;
+		if (strcmp(type, "header") != 0 && stream_out_ended(w)) {
+			warn("%s:%zu: a \"%s\" record after the end record (a new stream starts with a header)",
+			     name, c.line, type);
+			json_decref(j);
+			status = EXIT_TROUBLE;
+			break;
+		}
 		first = false;
-		out_begin(w, json_string_value(t));
+		out_begin(w, type);
 		const char *k;
 		json_t *v;
 		bool ok = true;
+		c.depth = 1;
 		json_object_foreach(j, k, v) {
-			if (strcmp(k, "t") == 0)
+			/* an end record's counts are those of what is written here */
+			if (strcmp(k, "t") == 0 ||
+			    (is_end && (strcmp(k, "records") == 0 || strcmp(k, "counts") == 0)))
 				continue;
 			out_key(w, k);
 			if (!(ok = from_json(w, v, &c)))
@@ -290,4 +331,14 @@ int json_to_stream(FILE *f, const char *name, struct stream_out *w)
 		status = EXIT_TROUBLE;
 	}
 	return status;
+}
+
+int stream_to_json(struct stream_in *in, FILE *out)
+{
+	struct record rec;
+	int r;
+	while ((r = stream_in_next(in, &rec)) > 0)
+		if (record_to_json(&rec, out) < 0)
+			return EXIT_TROUBLE;
+	return r < 0 ? EXIT_TROUBLE : EXIT_OK;
 }

@@ -19,8 +19,14 @@
 
 /* Writes the record as one JSON line; returns 0, or -1 after a message. */
 int record_to_json(const struct record *rec, FILE *out);
+/* Every record of in as JSON Lines; returns the exit status (2 after a
+ * message, which for a stream without its end record comes after the
+ * records it holds). */
+int stream_to_json(struct stream_in *in, FILE *out);
 /* Reads JSON Lines from f (named name) and writes each object as a record;
- * returns the exit status (0, or 2 after a message naming name:line). */
+ * returns the exit status (0, or 2 after a message naming name:line).
+ * End records are written where the JSON has them ("t":"end"), never
+ * added; their "records" and "counts" are those of what was written. */
 int json_to_stream(FILE *f, const char *name, struct stream_out *w);
 
 #endif

@@ -43,15 +43,7 @@ static int to_stream(char **files, int n)
 static int to_json(char **files, int n)
 {
 	struct stream_in *in = stream_in_open((const char *const *)files, n);
-	struct record rec;
-	int r, status = EXIT_OK;
-	while ((r = stream_in_next(in, &rec)) > 0)
-		if (record_to_json(&rec, stdout) < 0) {
-			r = -1;
-			break;
-		}
-	if (r < 0)
-		status = EXIT_TROUBLE;
+	int status = stream_to_json(in, stdout);
 	stream_in_close(in);
 	return status;
 }

@@ -9,9 +9,11 @@
  * context of the location's own, so that what follows depends on the
  * location alone, not on what this worker resolved before: results are
  * the same whatever the number of workers and whichever worker checks
- * the location.  For the same reason an answer of the solver that
- * carries a model (a witness, or a refuted one) is computed again in a
- * fresh solver; "equal" needs no model and is taken from the worker's.
+ * the location.  For the same reason the equivalence query runs in a
+ * solver (a Z3 context) made for the location.
+ * Solver limits are resource limits (--smt-rlimit), the same on any
+ * machine; the wall clock (the budget) only ever makes a location
+ * "timeout", never another result.
  */
 #include "axioms.h"
 #include "canon.h"
@@ -38,11 +40,16 @@ static const char *problem(const struct checker *c, int prog, const struct resol
 		*res = LR_UNSUPPORTED;
 		return arena_printf(a, "%s: %s", pname, in->reason);
 	}
+	if (in->flags & RI_TIMEOUT) {
+		*res = LR_TIMEOUT;
+		return arena_printf(a, "%s: timeout: %s", pname, in->doing);
+	}
 	if (in->flags & RI_RACE) {
 		*res = LR_UNKNOWN;
 		return arena_printf(a, "%s: race in launch %u (%s): threads (%u,%u,%u) of block (%u,%u,%u) "
-		                    "and (%u,%u,%u) of block (%u,%u,%u) write different values to value %u "
-		                    "byte %llu", pname, in->race_launch,
+		                    "and (%u,%u,%u) of block (%u,%u,%u) write value %u byte %llu in an order "
+		                    "nothing fixes (different values, or a plain store beside atomics)",
+		                    pname, in->race_launch,
 		                    ob->launches.items[in->race_launch].kernel,
 		                    in->race_tid[0][0], in->race_tid[0][1], in->race_tid[0][2],
 		                    in->race_ctaid[0][0], in->race_ctaid[0][1], in->race_ctaid[0][2],
@@ -50,7 +57,7 @@ static const char *problem(const struct checker *c, int prog, const struct resol
 		                    in->race_ctaid[1][0], in->race_ctaid[1][1], in->race_ctaid[1][2],
 		                    in->race_value, (unsigned long long)in->race_off);
 	}
-	if (in->flags & RI_TOO_BIG) {
+	if (in->flags & (RI_TOO_BIG | RI_RANDOM)) {
 		*res = LR_UNKNOWN;
 		return arena_printf(a, "%s: %s", pname, in->reason);
 	}
@@ -73,6 +80,42 @@ static const char *problem(const struct checker *c, int prog, const struct resol
 		return arena_printf(a, "%s: the value is undefined (see dexec's findings)", pname);
 	}
 	return NULL;
+}
+
+#define OPAQUE_RLIMIT 1000000ull  /* solver resource units for a location both of whose programs hold opaque values */
+
+/* A sentence naming the first opaque value (dexec's table of origins) in
+ * program prog's expression e. */
+static const char *opaque_detail(const struct checker *c, int prog, const struct expr *e, struct arena *a)
+{
+	const struct obligation *ob = &c->st->obl;
+	const char *pname = ob->names[prog] ? ob->names[prog] : prog ? "opt" : "ref";
+	const struct expr *o = e_first_opaque(e);
+	uint64_t tag = o ? EOPQ_TAGOF(o->u) : 0;
+	uint32_t l = SYM_OPAQUE_LAUNCH(tag);
+	const struct sym_writes *ws = tag && c->st->by_launch && l < ob->launches.len ? c->st->by_launch[l] : NULL;
+	const struct sym_opaque *q = ws ? sym_opaque_of(ws, o) : NULL;
+	if (ws && SYM_OPAQUE_IS_STORE(tag)) {
+		/* the bits a store wrote, read with another type */
+		uint32_t line = (uint32_t)tag & 0x7fffffffu, sl = 0;
+		const char *stored = "?";
+		for (uint32_t i = 0; i < ws->nwrites; i++)
+			if (ws->writes[i].line == line) {
+				sl = ws->writes[i].src_line;
+				stored = etype_name(ws->writes[i].et);
+			}
+		bool as_float = EOPQ_KIND(o->u) == EOPQ_FLOAT;
+		return arena_printf(a, "%s: depends on an opaque value: launch %u (%s), the bits stored as %s at "
+		                    "PTX line %u%s, read as %s", pname, l, ob->launches.items[l].kernel, stored, line,
+		                    sl ? arena_printf(a, " (source line %u)", sl) : "",
+		                    as_float ? etype_name(EOPQ_FT(o->u)) : "an integer");
+	}
+	if (!q)
+		return arena_printf(a, "%s: depends on the bits of a float used as an integer", pname);
+	const char *slash = q->src_file ? strrchr(q->src_file, '/') : NULL;
+	const char *src = q->src_file ? arena_printf(a, ", %s:%u", slash ? slash + 1 : q->src_file, q->src_line) : "";
+	return arena_printf(a, "%s: depends on an opaque value: launch %u (%s), %s at PTX line %u%s: %s", pname, l,
+	                    ob->launches.items[l].kernel, q->what, q->line, src, q->instr);
 }
 
 static void add_kernel(const struct checker *c, int prog, uint32_t launch, struct vd_witness *w,
@@ -110,12 +153,14 @@ void check_location(struct checker *c, uint32_t output, uint64_t index, struct a
 	struct ax_norm *nz = NULL;
 	for (int p = 0; p < 2; p++)
 		e[p] = resolve_elem(c->r, out->value[p], out->off[p] + off, et, &info[p]);
-	/* the worst problem of either program decides */
+	/* the worst problem of either program decides; a random op's result
+	 * may be what steers a read to never-written memory, so it comes
+	 * before uninit */
 	for (int p = 0; p < 2 && !loc->detail; p++)
-		if (info[p].flags & RI_UNSUPPORTED)
+		if (info[p].flags & (RI_UNSUPPORTED | RI_RANDOM))
 			loc->detail = problem(c, p, &info[p], a, &loc->result);
 	for (int p = 0; p < 2 && !loc->detail; p++)
-		if (info[p].flags & RI_UNINIT)
+		if ((info[p].flags & RI_UNINIT) && !(info[p].flags & RI_TIMEOUT))
 			loc->detail = problem(c, p, &info[p], a, &loc->result);
 	for (int p = 0; p < 2 && !loc->detail; p++)
 		loc->detail = problem(c, p, &info[p], a, &loc->result);
@@ -127,6 +172,9 @@ void check_location(struct checker *c, uint32_t output, uint64_t index, struct a
 		loc->how = LH_STRUCTURAL;
 		goto out;
 	}
+	/* An opaque value has no concrete meaning: no screen, no witness; only
+	 * "equal (within tolerance) for every meaning of it" decides. */
+	int opq = e_has_opaque(e[0]) ? 0 : e_has_opaque(e[1]) ? 1 : -1;
 	lc = ectx_new();
 	nz = ax_norm_new(lc, c->o->axioms);
 	e[0] = ax_norm(nz, e[0]);
@@ -150,22 +198,40 @@ void check_location(struct checker *c, uint32_t output, uint64_t index, struct a
 	w->index = index;
 	w->off = off;
 	w->et = et;
-	if (screen(e[0], e[1], c->o, (uint64_t)output << 40 ^ index, a, w)) {
+	if (opq < 0 && screen(e[0], e[1], c->o, (uint64_t)output << 40 ^ index, a, w)) {
 		loc->result = LR_DIFFER;
 		loc->how = LH_SCREEN;
 		*has_witness = true;
 		goto witness;
 	}
-	struct smt_equiv_opts eo = { c->o->atol, c->o->rtol, 100.0, 8 };
+	/* an opaque value's witness could never be confirmed: no refinement */
+	struct smt_equiv_opts eo = { c->o->atol, c->o->rtol, 100.0, opq >= 0 ? 0 : 8 };
 	struct smt_witness sw;
 	memset(&sw, 0, sizeof sw);
 	loc->how = LH_SMT;
-	enum smt_equiv_result er = smt_equiv(c->eq, e[1], e[0], &eo, a, &sw);
-	if (er == EQ_DIFFER || er == EQ_WITHIN_TOL || er == EQ_UNCONFIRMED) {
-		struct smt *fresh = smt_new(c->o->smt_timeout_ms, c->o->smt_rlimit);
-		memset(&sw, 0, sizeof sw);
+	enum smt_equiv_result er;
+	if (opq >= 0 && !(e_has_opaque(e[0]) && e_has_opaque(e[1]))) {
+		/* only one program holds an opaque value: equal for every meaning of
+		 * it would need it to cancel, which the constructors already see */
+		er = EQ_UNKNOWN;
+	} else {
+		/* a solver of the location's own: what a resource limit decides
+		 * must not depend on the queries this worker made before; where
+		 * both programs hold opaque values (the same trick, written two
+		 * ways) a short try */
+		uint64_t rl = c->o->smt_rlimit;
+		if (opq >= 0 && (!rl || rl > OPAQUE_RLIMIT))
+			rl = OPAQUE_RLIMIT;
+		struct smt *fresh = smt_new(c->o->smt_timeout_ms, rl);
+		smt_set_deadline(fresh, c->deadline);
 		er = smt_equiv(fresh, e[1], e[0], &eo, a, &sw);
 		smt_free(fresh);
+	}
+	if (opq >= 0 && er != EQ_EQUAL && er != EQ_WITHIN_TOL) {
+		loc->result = LR_UNKNOWN;
+		loc->opaque = true;
+		loc->detail = opaque_detail(c, opq, opq ? e[1] : e[0], a);
+		goto out;
 	}
 	switch (er) {
 	case EQ_EQUAL:
@@ -194,7 +260,11 @@ void check_location(struct checker *c, uint32_t output, uint64_t index, struct a
 		loc->detail = "the solver found a difference it could not confirm";
 		break;
 	case EQ_UNKNOWN:
-		loc->detail = "the solver gave up (time or resource limit)";
+		loc->detail = "the solver gave up (resource limit, --smt-rlimit)";
+		break;
+	case EQ_TIMEOUT:
+		loc->result = LR_TIMEOUT;
+		loc->detail = "time ran out in the solver comparing the two programs";
 		break;
 	}
 witness:

@@ -9,11 +9,19 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "resolve.h"
 #include "verdict.h"
 
 enum order_kind { ORDER_HEURISTIC, ORDER_SEQUENTIAL, ORDER_RANDOM };
+
+/* Z3 resource units per solver query by default (--smt-rlimit): the
+ * equivalence queries of the test suite use at most 12000; about 2 to 20
+ * seconds of solving, well within the default budget, so that a query
+ * too hard for the limit is "unknown" on every machine alike rather than
+ * a timeout on the slower ones. */
+#define DCHECK_DEFAULT_RLIMIT 5000000ull
 
 struct dcheck_opts {
 	double budget;             /* seconds; < 0: none */
@@ -28,13 +36,13 @@ struct dcheck_opts {
 	unsigned jobs;             /* worker threads */
 	uint32_t shard, nshards;   /* check positions = shard mod nshards; nshards 0: all */
 	unsigned axioms;           /* AX_* groups (axioms.h) */
-	unsigned smt_timeout_ms;   /* per solver query; 0: none */
-	uint64_t smt_rlimit;       /* per solver query; 0: none */
+	unsigned smt_timeout_ms;   /* per solver query, wall clock (timeout); 0: none */
+	uint64_t smt_rlimit;       /* per solver query, resource units (unknown); 0: none */
+	double deadline;           /* when the budget ends (deadline.h), from budget */
 };
 
-/* Runs dcheck over the named inputs (none: stdin), writing to stdout.
- * Returns the exit status. */
-int dcheck_run(const struct dcheck_opts *o, const char *const *files, int nfiles);
+/* Runs dcheck over the input, writing to out.  Returns the exit status. */
+int dcheck_run(const struct dcheck_opts *o, struct stream_in *in, FILE *out);
 
 /* ---- merge.c ---- */
 
@@ -48,6 +56,8 @@ int dcheck_merge(const char *const *files, int nfiles);
 struct tally {
 	struct vd_verdict v;
 	const char *first_bug;          /* detail of the first differ/uninit location */
+	const char *first_opaque;       /* detail of the first location unknown for an opaque value */
+	const char *first_timeout;      /* the first location the time ran out on */
 };
 
 /* Counts one location written to the stream. */
@@ -98,15 +108,15 @@ struct checker {
 	const struct sym_state *st;   /* the worker's copy (its own ectx) */
 	struct resolver *r;
 	struct smt *smt;              /* for the resolver */
-	struct smt *eq;               /* for equivalence queries */
 	const enum etype *ets;        /* per output */
+	double deadline;              /* the budget's end (deadline.h) */
 };
 
 /* Checks one location: fills *loc, and *w with *has_witness when the
  * programs differ there (strings and arrays in arena a).  The result
  * depends only on the location and the options, not on what the checker
  * did before (normalised copies, and a fresh solver for any answer that
- * carries a model), apart from solver limits measured in time. */
+ * carries a model), unless the deadline passes: then it is "timeout". */
 void check_location(struct checker *c, uint32_t output, uint64_t index, struct arena *a,
                     struct vd_location *loc, struct vd_witness *w, bool *has_witness);
 

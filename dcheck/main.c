@@ -4,6 +4,7 @@
  */
 #include "axioms.h"
 #include "dcheck.h"
+#include "deadline.h"
 #include "diag.h"
 
 #include <errno.h>
@@ -81,10 +82,12 @@ int main(int argc, char **argv)
 	o.atol = o.rtol = 1e-2;
 	o.order = ORDER_HEURISTIC;
 	o.axioms = AX_DEFAULT;
-	o.smt_timeout_ms = 10000;
+	o.smt_timeout_ms = 0;
+	o.smt_rlimit = DCHECK_DEFAULT_RLIMIT;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	o.jobs = ncpu > 0 ? (unsigned)ncpu : 1;
-	bool merge = false, budget_given = false, timeout_given = false;
+	double start = deadline_now();
+	bool merge = false, budget_given = false;
 	int c;
 	diag_set_prog("dcheck");
 	while ((c = getopt_long(argc, argv, "j:kvh", longopts, NULL)) != -1) {
@@ -122,7 +125,6 @@ int main(int argc, char **argv)
 		}
 		case O_SMT_TIMEOUT:
 			o.smt_timeout_ms = (unsigned)count("--smt-timeout", optarg);
-			timeout_given = true;
 			break;
 		case O_SMT_RLIMIT: o.smt_rlimit = count("--smt-rlimit", optarg); break;
 		case O_TIMING: o.timing = true; break;
@@ -139,9 +141,10 @@ int main(int argc, char **argv)
 		o.budget = -1;
 		o.max_locations = 0;
 	}
-	/* one query never takes more than the whole budget */
-	if (!timeout_given && o.budget >= 0 && o.budget * 1000 < o.smt_timeout_ms)
-		o.smt_timeout_ms = (unsigned)(o.budget * 1000) + 1;
-	int status = dcheck_run(&o, (const char *const *)argv + optind, argc - optind);
+	/* the budget counts from the start: reading the stream is part of it */
+	o.deadline = o.budget >= 0 ? start + o.budget : DEADLINE_NONE;
+	struct stream_in *in = stream_in_open((const char *const *)argv + optind, argc - optind);
+	int status = dcheck_run(&o, in, stdout);
+	stream_in_close(in);
 	return close_stdout(status);
 }

@@ -45,10 +45,8 @@ static void unpack_out(struct stream_out *out, const msgpack_sbuffer *buf, size_
 	msgpack_unpacked u;
 	msgpack_unpacked_init(&u);
 	size_t at = 0;
-	if (msgpack_unpack_next(&u, buf->data + off, len, &at) == MSGPACK_UNPACK_SUCCESS) {
-		struct record rec = { &u.data, "location", "-", 0, "verdict", NULL };
-		out_raw(out, &rec);
-	}
+	if (msgpack_unpack_next(&u, buf->data + off, len, &at) == MSGPACK_UNPACK_SUCCESS)
+		out_raw_object(out, &u.data);
 	msgpack_unpacked_destroy(&u);
 }
 
@@ -242,8 +240,7 @@ int dcheck_merge(const char *const *files, int nfiles)
 	note("%s: %s", verdict_result_name(t.v.result), t.v.message);
 	status = verdict_status(t.v.result);
 out:
-	if (stream_out_free(out) < 0)
-		status = EXIT_TROUBLE;
+	status = stream_out_close(out, status);
 	free(vs);
 	VEC_FREE(ents);
 	msgpack_sbuffer_destroy(&buf);

@@ -15,6 +15,7 @@
  */
 #include "axioms.h"
 #include "dcheck.h"
+#include "deadline.h"
 #include "diag.h"
 
 #include <pthread.h>
@@ -58,7 +59,14 @@ void tally_count(struct tally *t, const struct vd_location *l, const struct obli
 	case LR_UNKNOWN: t->v.unknown++; break;
 	case LR_UNSUPPORTED: t->v.unsupported++; break;
 	case LR_UNINIT: t->v.uninit++; break;
+	case LR_TIMEOUT: t->v.timeout++; break;
 	default: break;
+	}
+	if (l->result == LR_TIMEOUT && !t->first_timeout) {
+		const struct obl_output *o = &ob->outputs.items[l->output];
+		t->first_timeout = arena_printf(keep, "output %u%s%s%s index %llu: %s", l->output,
+		                                o->name ? " (" : "", o->name ? o->name : "", o->name ? ")" : "",
+		                                (unsigned long long)l->index, l->detail ? l->detail : "timeout");
 	}
 	if (l->result == LR_EQUAL || l->result == LR_WITHIN_TOL || l->result == LR_DIFFER) {
 		if (l->how == LH_STRUCTURAL)
@@ -70,6 +78,11 @@ void tally_count(struct tally *t, const struct vd_location *l, const struct obli
 	}
 	if (l->unconfirmed)
 		t->v.unconfirmed++;
+	if (l->opaque && l->result == LR_UNKNOWN) {
+		t->v.opaque++;
+		if (!t->first_opaque)
+			t->first_opaque = arena_strdup(keep, l->detail ? l->detail : "");
+	}
 	if ((l->result == LR_DIFFER || l->result == LR_UNINIT) && !t->first_bug) {
 		const struct obl_output *o = &ob->outputs.items[l->output];
 		t->first_bug = arena_printf(keep, "output %u%s%s%s index %llu: %s (%s)", l->output,
@@ -77,6 +90,15 @@ void tally_count(struct tally *t, const struct vd_location *l, const struct obli
 		                            (unsigned long long)l->index, loc_result_name(l->result),
 		                            l->detail ? l->detail : "");
 	}
+}
+
+/* "; 3 depend on an opaque value (first: ...)" or "" */
+static const char *opaque_note(const struct tally *t, struct arena *a)
+{
+	if (!t->v.opaque)
+		return "";
+	return arena_printf(a, "; %llu depend%s on an opaque value (first: %s)", (unsigned long long)t->v.opaque,
+	                    t->v.opaque == 1 ? "s" : "", t->first_opaque ? t->first_opaque : "?");
 }
 
 void tally_conclude(struct tally *t, const struct dcheck_opts *o, const struct sym_state *st,
@@ -95,6 +117,18 @@ void tally_conclude(struct tally *t, const struct dcheck_opts *o, const struct s
 		v->message = t->first_bug ? t->first_bug :
 		             arena_printf(a, "%llu finding%s upstream: %s", (unsigned long long)v->findings,
 		                          v->findings == 1 ? "" : "s", st->findings.items[0].message);
+	} else if (st->timeouts.len) {
+		/* a launch dexec did not finish: more time could show a bug there */
+		const struct sym_timeout *x = &st->timeouts.items[0];
+		v->result = VR_TIMEOUT;
+		v->message = arena_printf(a, "launch %u (%s) was not finished: dexec ran out of time: %s",
+		                          x->launch, x->kernel, x->message);
+	} else if (decided < need && (budget_spent || v->timeout)) {
+		v->result = VR_TIMEOUT;
+		v->message = arena_printf(a, "%llu location%s decided, %llu needed, before the budget was "
+		                          "spent%s%s", (unsigned long long)decided, decided == 1 ? "" : "s",
+		                          (unsigned long long)need, t->first_timeout ? "; " : "",
+		                          t->first_timeout ? t->first_timeout : "");
 	} else if (st->unsupported.len || v->unsupported) {
 		v->result = VR_UNSUPPORTED;
 		const struct sym_unsupported *u = st->unsupported.len ? &st->unsupported.items[0] : NULL;
@@ -104,24 +138,43 @@ void tally_conclude(struct tally *t, const struct dcheck_opts *o, const struct s
 		             arena_printf(a, "torch op %s (program '%s') is unsupported: %s", u->kernel,
 		                          u->prog < 2 && st->obl.names[u->prog] ? st->obl.names[u->prog] : "?", u->what) :
 		             arena_printf(a, "launch %u (%s) is unsupported: %s", u->launch, u->kernel, u->what);
-	} else if (decided >= need) {
+	} else if (decided >= need && decided > 0) {
+		/* never correct from nothing: at least one location decided */
 		v->result = VR_CORRECT;
-		v->message = arena_printf(a, "%llu of %llu locations equal%s%s%s", (unsigned long long)decided,
+		v->message = arena_printf(a, "%llu of %llu locations equal%s%s%s%s", (unsigned long long)decided,
 		                          (unsigned long long)v->locations,
 		                          v->within_tol ? " (some within tolerance)" : "",
 		                          v->unknown ? ", some undecided" : "",
-		                          budget_spent ? ", budget spent" : "");
+		                          budget_spent ? ", budget spent" : "", opaque_note(t, a));
 	} else {
 		v->result = VR_UNKNOWN;
-		v->message = arena_printf(a, "%llu location%s decided, %llu needed%s",
+		v->message = !v->locations ? "the outputs hold no element to compare" :
+		             arena_printf(a, "%llu location%s decided, %llu needed%s%s",
 		                          (unsigned long long)decided, decided == 1 ? "" : "s",
-		                          (unsigned long long)need, budget_spent ? " (budget spent)" : "");
+		                          (unsigned long long)(need ? need : 1), budget_spent ? " (budget spent)" : "",
+		                          opaque_note(t, a));
 	}
 }
 
 int verdict_status(enum verdict_result r)
 {
 	return r == VR_BUGGY ? EXIT_BUG : r == VR_CORRECT ? EXIT_OK : EXIT_UNDECIDED;
+}
+
+/* Says on stderr what the budget cut short (always: it is why the run
+ * has no verdict, or a weaker one). */
+static void timeout_say(const struct tally *t, const struct dcheck_opts *o)
+{
+	const struct vd_verdict *v = &t->v;
+	if (v->result == VR_TIMEOUT && !t->first_timeout && v->stopped && !strcmp(v->stopped, "budget"))
+		warn("timeout: the budget of %g s was spent: %s", o->budget, v->message);
+	else if (v->result == VR_TIMEOUT)
+		warn("timeout: %s", v->message);
+	else if (t->first_timeout && o->deadline != DEADLINE_NONE && deadline_now() >= o->deadline)
+		warn("the budget of %g s was spent while checking %s", o->budget, t->first_timeout);
+	else if (t->first_timeout)
+		warn("the time ran out (--smt-timeout %u ms a query) while checking %s", o->smt_timeout_ms,
+		     t->first_timeout);
 }
 
 /* ---- records kept for the workers' copies of the state ------------------------------- */
@@ -214,7 +267,7 @@ static bool claim(struct pool *p, struct slot **out, uint32_t *output, uint64_t 
 			pthread_cond_wait(&p->space, &p->mu);
 			continue;
 		}
-		if (o->budget >= 0 && now_s() - p->t0 >= o->budget) {
+		if (deadline_passed(o->deadline)) {
 			p->why = STOP_BUDGET;
 			break;
 		}
@@ -264,9 +317,10 @@ static void *work(void *arg)
 		st = &own;
 	}
 	struct smt *s = smt_new(o->smt_timeout_ms, o->smt_rlimit);
-	struct smt *eq = smt_new(o->smt_timeout_ms, o->smt_rlimit);
+	smt_set_deadline(s, o->deadline);
 	struct resolver *r = resolver_new(st, s);
-	struct checker c = { o, st, r, s, eq, p->ets };
+	resolver_set_deadline(r, o->deadline);
+	struct checker c = { o, st, r, s, p->ets, o->deadline };
 	pthread_mutex_lock(&p->mu);
 	if (!ok) {
 		p->failed = true;
@@ -298,7 +352,6 @@ static void *work(void *arg)
 	pthread_mutex_unlock(&p->mu);
 	resolver_free(r);
 	smt_free(s);
-	smt_free(eq);
 	if (wk->id > 0) {
 		sym_state_release(&own);
 		ectx_free(cx);
@@ -398,7 +451,9 @@ static void check_all(const struct dcheck_opts *o, const struct sym_state *st, c
 	p.t0 = now_s();
 
 	struct smt *s = smt_new(o->smt_timeout_ms, o->smt_rlimit);
+	smt_set_deadline(s, o->deadline);
 	struct resolver *r = resolver_new(st, s);
+	resolver_set_deadline(r, o->deadline);
 	enum etype *ets = output_types(st, r);
 	p.ets = ets;
 	p.g = locgen_new(st, ets, o->order, o->seed, s);
@@ -505,7 +560,7 @@ static void check_all(const struct dcheck_opts *o, const struct sym_state *st, c
 	pthread_cond_destroy(&p.done);
 }
 
-int dcheck_run(const struct dcheck_opts *o, const char *const *files, int nfiles)
+int dcheck_run(const struct dcheck_opts *o, struct stream_in *in, FILE *outf)
 {
 	struct ectx *cx = ectx_new();
 	struct sym_state st;
@@ -515,10 +570,9 @@ int dcheck_run(const struct dcheck_opts *o, const char *const *files, int nfiles
 	msgpack_sbuffer_init(&kept.buf);
 	arena_init(&keep);
 	sym_state_init(&st, cx);
-	struct stream_in *in = stream_in_open(files, nfiles);
-	struct stream_out *out = stream_out_new(stdout);
+	struct stream_out *out = stream_out_new(outf);
 	struct record rec;
-	const char *file = nfiles ? files[nfiles - 1] : "-";
+	const char *file = "-";
 	int k, status = EXIT_OK;
 	while ((k = stream_in_next(in, &rec)) > 0) {
 		file = arena_strdup(&keep, rec.file);
@@ -532,7 +586,7 @@ int dcheck_run(const struct dcheck_opts *o, const char *const *files, int nfiles
 		out_pass(out, &rec, "verdict", own_records);
 	}
 	kept.file = file;
-	if (k != 0 || !sym_state_finish(&st, file, true)) {
+	if (k != 0 || !sym_state_finish(&st, file, true) || !obligation_check_outputs(&st.obl, st.findings.len, file)) {
 		status = EXIT_TROUBLE;
 	} else {
 		struct tally t;
@@ -540,15 +594,14 @@ int dcheck_run(const struct dcheck_opts *o, const char *const *files, int nfiles
 		check_all(o, &st, &kept, out, &t, &keep);
 		tally_conclude(&t, o, &st, &keep);
 		vd_write_verdict(out, &t.v);
+		timeout_say(&t, o);
 		if (t.v.has_estimate)
 			note("checked %llu locations in %.1f s (estimated %.1f s)", (unsigned long long)t.v.checked,
 			     t.v.elapsed_s, t.v.estimate_s);
 		note("%s: %s", verdict_result_name(t.v.result), t.v.message);
 		status = verdict_status(t.v.result);
 	}
-	stream_in_close(in);
-	if (stream_out_free(out) < 0)
-		status = EXIT_TROUBLE;
+	status = stream_out_close(out, status);
 	msgpack_sbuffer_destroy(&kept.buf);
 	VEC_FREE(kept.recs);
 	sym_state_release(&st);

@@ -13,8 +13,14 @@
  *     so an atom whose destination register is read anywhere is
  *     unsupported; nvcc emits atom even where the result is unused;
  *   - a launch that also reads a value it updates atomically is
- *     unsupported (dx_atomic_finish), as is, at check time, a location
- *     that gets both plain and atomic stores;
+ *     unsupported (dx_atomic_finish), and a thread's load is not
+ *     answered from its own plain store across its atomic on the
+ *     location (mem.c, dx_forward);
+ *   - plain stores and atomics on one location are ordered by the block
+ *     barriers between them (each write carries its epoch) when the
+ *     threads of one block make them; across blocks, or in one epoch, a
+ *     pair of them that can touch one address is a "global-race"
+ *     finding (race.c), and the back-projection refuses the location;
  *   - exch, cas, inc and dec are kept, and the back-projection accepts
  *     them only where all contributions agree.
  *
@@ -409,19 +415,17 @@ int dx_atomic(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *
 		dx_shared_atomic(L, b, in, dom, tdom, off, v, cmp, et, op);
 		return 0;
 	}
-	/* the thread's own plain stores would be forwarded to its later
-	 * loads as if no atomic came between */
-	for (const struct dx_store *st = b->stores; st; st = st->next)
-		if (st->vin == vin)
-			return dx_unsupported(L, in, "atomic and plain stores",
-			                      "an atomic on a buffer the thread also stores to plainly (%s)",
-			                      dx_value_name(L, vin));
 	struct sym_write w = {
-		.value = vout, .dom = dom, .addr = off, .val = v, .et = et,
-		.seq = b->seq++, .line = in->line, .src_line = in->loc_line, .op = (uint8_t)op, .cmp = cmp,
+		.value = vout, .dom = dom, .addr = off, .val = v, .et = et, .seq = b->seq++,
+		.line = in->line, .src_line = in->loc_line, .op = (uint8_t)op, .cmp = cmp, .epoch = b->epoch,
 	};
 	VEC_PUSH(L->writes, w);
 	note_vin(L, vin);
+	dx_global_access(L, b, in, vin, vout, tdom, off, size, true, !data);
+	/* the thread's own older plain stores are not forwarded past it */
+	struct dx_store *st = ARENA_NEW(&L->a, struct dx_store);
+	*st = (struct dx_store){ b->stores, vin, off, NULL, NULL, size };
+	b->stores = st;
 	return 0;
 }
 
@@ -455,6 +459,7 @@ int dx_atomic_finish(struct dx_launch *L)
 {
 	if (!L->atom_vins.len)
 		return 0;
+	dx_global_race_check(L);
 	uint32_t nsh;
 	uint64_t bytes;
 	const struct sym_shwrite *sh = dx_shared_writes(L, &nsh, &bytes);

@@ -5,16 +5,19 @@
  * One launch is executed by a worklist of bundles (logical threads).  A
  * bundle stands for the threads whose (tid, ctaid) satisfy its domain, a
  * bool expression over TID/CTAID.  Registers hold expressions; a branch on
- * a thread-dependent predicate splits the bundle.  Global stores append
- * to the launch's write set; loads become LOAD leaves of the value read.
+ * a thread-dependent predicate splits the bundle, one on data runs both
+ * arms and merges them (merge.c).  Global stores append to the launch's
+ * write set; loads become LOAD leaves of the value read.
  *
  * Files: main.c (options, stream), run.c (obligation: modules, launches,
  * records), exec.c (bundles, branching, budgets, solver memo), instr.c
  * (arithmetic, logic, conversions, comparisons), operand.c (registers,
  * immediates, special registers, sort coercions), mem.c (parameters,
  * loads, stores, bounds, store-to-load forwarding), atomic.c (atom, red
- * and the compare-and-swap loop idiom), report.c (findings and
- * unsupported records with their messages).
+ * and the compare-and-swap loop idiom), merge.c (branches on data whose
+ * arms rejoin), report.c (findings and unsupported records with their
+ * messages), opaque.c (opaque values for what has no exact meaning, and
+ * their origins).
  */
 #ifndef DIRIGO_DEXEC_H
 #define DIRIGO_DEXEC_H
@@ -23,6 +26,7 @@
 #include <stdint.h>
 
 #include "arena.h"
+#include "deadline.h"
 #include "expr.h"
 #include "obligation.h"
 #include "ptx/ptx.h"
@@ -32,12 +36,26 @@
 struct dx_opts {
 	uint64_t budget_steps;       /* instruction steps per launch */
 	uint32_t max_bundles;        /* bundles per launch */
-	unsigned smt_timeout_ms;     /* per solver query */
+	unsigned smt_timeout_ms;     /* per solver query, wall clock (timeout); 0: none */
+	uint64_t smt_rlimit;         /* per solver query, Z3 resource units (unknown); 0: none */
 	bool timing;                 /* record the execution time ("ms") */
+	/* run.c: by module id, whether an earlier launch of the module may
+	 * have stored to its __device__ variables (it was unsupported); NULL:
+	 * unknown, so their initialisers are never trusted */
+	const bool *module_unclean;
+	double budget;               /* seconds for the whole run (--budget); < 0: none */
+	double deadline;             /* when the budget ends (deadline.h) */
 };
 
 #define DX_DEFAULT_STEPS    50000000ull
 #define DX_DEFAULT_BUNDLES  65536u
+#define DX_TABLE_MAX        4096u    /* entries of a module table indexed by thread */
+#define DX_DEFAULT_BUDGET   60.0          /* seconds */
+/* Z3 resource units per query: thread queries are small bitvector
+ * problems (at most 30000 units on real matmul and softmax kernels
+ * with every query sent to the solver), about 1 to 4 seconds; one that
+ * needs more is "unknown" on every machine alike. */
+#define DX_DEFAULT_RLIMIT   2000000ull
 
 /* Variable ids for the addresses of module variables (__constant__,
  * __device__, .shared): DX_SYMVAR(i) is the address of module->vars[i],
@@ -49,14 +67,31 @@ struct dx_opts {
 #define DX_FNVAR            0x80000000u   /* index bit: fn->vars, not module->vars */
 
 /* A store a bundle made, for store-to-load forwarding: an immutable list
- * (newest first) shared by the bundles split from one another. */
+ * (newest first) shared by the bundles split from one another.  An
+ * atomic the bundle made is an entry with val NULL: an older plain store
+ * it may overlap is not forwarded past it (what the location holds after
+ * the atomic depends on the other threads). */
 struct dx_store {
 	const struct dx_store *next;
 	uint32_t vin;                /* the value the store's buffer held */
 	const struct expr *off;      /* bv64 byte offset */
-	const struct expr *val;      /* what was stored (after any merge) */
+	const struct expr *val;      /* what was stored (after any merge); NULL: an atomic */
 	const struct expr *guard;    /* thread condition of the store, or NULL */
 	unsigned size;               /* bytes */
+};
+
+/* A branch on data whose arms a bundle is running (merge.c): immutable,
+ * shared by the bundles split inside an arm. */
+struct dx_arm {
+	const struct dx_arm *up;     /* the enclosing data branch, or NULL */
+	unsigned join;               /* where the arms rejoin */
+	unsigned other;              /* the taken arm's first instruction */
+	const struct expr *cond;     /* the branch condition (taken) */
+	const struct expr *dcond;    /* the condition of the arm being run, with up's */
+	const struct expr **saved;   /* registers at the branch (first arm), or those
+	                                the fall-through arm left (second arm) */
+	bool second;                 /* running the taken arm */
+	const struct ptx_instr *in;  /* the branch */
 };
 
 struct dx_bundle {
@@ -69,9 +104,25 @@ struct dx_bundle {
 	uint32_t epoch;              /* barrier epochs passed (bar.sync) */
 	uint32_t sub;                /* warp epochs (bar.warp.sync) since the last barrier */
 	const struct dx_store *shstores;   /* own shared stores of this (epoch, sub) */
+	const struct dx_arm *arm;    /* innermost data branch being run (merge.c), or NULL */
 };
 
 struct dx_memo;                      /* solver answers by condition */
+
+/* One global store or atomic of a bundle (race.c checks the pairs of a
+ * plain store and an atomic on one location that nothing orders). */
+struct dx_gacc {
+	uint32_t vout;               /* the value written */
+	uint32_t vin;                /* the value before the launch (for messages) */
+	const struct expr *dom;      /* threads (thread-only part) */
+	const struct expr *off;      /* bv64 byte offset */
+	unsigned size;
+	uint32_t epoch;              /* block barriers passed */
+	bool atomic;
+	bool sure;                   /* no data-dependent guard: it happens */
+	const struct ptx_instr *in;
+};
+struct dx_merge;                     /* control flow of the kernel, for data branches (merge.c) */
 struct dx_func;                      /* the function a launch executes (prepare.c) */
 
 /* Decoded opcodes, one per instruction of the kernel. */
@@ -109,13 +160,21 @@ struct dx_launch {
 	uint32_t nbundles;           /* bundles made (the first included) */
 	uint64_t steps;
 	struct dx_memo *memo;
+	uint32_t quick, solver;      /* conditions decided without and with the solver */
 	const struct expr **scratch; /* fn->nregs, for predicated execution */
+	struct dx_merge *merge;      /* made at the first data branch (merge.c) */
 
 	/* results */
 	VEC(struct sym_write) writes;
 	VEC(struct sym_finding) findings;
 	bool unsup;
 	struct sym_unsupported uns;
+	/* the budget (report.c): the deadline passed; what was going on */
+	bool timeout;
+	struct sym_timeout to;
+	struct deadline_check dl;
+	const struct ptx_instr *cur; /* the instruction being executed or released */
+	const char *phase;           /* what the launch was doing ("executing", ...) */
 
 	/* shared memory, barriers, warps (shared.c, warp.c, race.c) */
 	struct dx_shared *sh;        /* layout, accesses of the epoch, shared writes */
@@ -125,6 +184,13 @@ struct dx_launch {
 	/* atomics (atomic.c) */
 	const unsigned char *aused;  /* per instruction: an atom whose result is read */
 	VEC(uint32_t) atom_vins;     /* values updated atomically (their versions before) */
+	VEC(struct dx_gacc) gacc;    /* global stores and atomics, for their races (race.c) */
+	bool grace_found;            /* a global-race reported */
+
+	/* opaque values (opaque.c): their origins, for the writes record */
+	VEC(struct sym_opaque) opaques;
+	VEC(const struct ptx_instr *) opaque_ins;   /* the instruction of each entry */
+	uint64_t nfresh;             /* reads of special registers without a value */
 };
 
 /* ---- exec.c ------------------------------------------------------------ */
@@ -143,6 +209,36 @@ enum smt_result dx_sat(struct dx_launch *L, const struct expr *cond,
                        uint32_t tid[3], uint32_t ctaid[3]);
 /* The decoded opcode of the name (DO_OTHER if unknown). */
 enum dx_op dx_decode(const char *opcode);
+
+/* ---- quick.c, affine.c: thread conditions without the solver ------------ */
+
+/* The second thread of a pair query (race.c): a bv32 variable per dim. */
+#define DX_T2VAR(d)        ((0xD2ull << 40) | (uint64_t)(d))
+#define DX_IS_T2VAR(id)    (((id) >> 40) == 0xD2)
+/* Decides cond (as dx_sat) by evaluation or the affine prover: SMT_SAT
+ * (with a witness in tid/ctaid when non-NULL), SMT_UNSAT, or -1 when it
+ * cannot tell.  Exact: the answers are the solver's. */
+int dx_quick_sat(struct dx_launch *L, const struct expr *cond, uint32_t tid[3], uint32_t ctaid[3]);
+/* A thread expression compiled for evaluation at many points (a point:
+ * tid[3], ctaid[3], the second thread's tid[3]); NULL when it has leaves
+ * other than constants and coordinates, or is too large. */
+#define DX_NCOORD 9
+struct dx_qprog;
+struct dx_qprog *dx_qprog_new(const struct expr *e);
+bool dx_qprog_uses(const struct dx_qprog *p, unsigned coord);
+/* The value at x, or NULL when undefined; valid until the next run. */
+const struct evalue *dx_qprog_run(struct dx_qprog *p, const uint32_t x[DX_NCOORD]);
+void dx_qprog_free(struct dx_qprog *p);              /* NULL ok */
+/* True when no thread of the launch satisfies cond, shown by linear
+ * reasoning over the coordinates; false when that cannot be shown. */
+bool dx_affine_unsat(struct dx_launch *L, const struct expr *cond);
+/* The same for many boxes of the coordinates (branch and bound): cond
+ * prepared once (NULL when it cannot be), then shown empty within the
+ * box lo[k] <= x_k <= hi[k] of each coordinate (NULL: the geometry). */
+struct dx_affine;
+struct dx_affine *dx_affine_new(struct dx_launch *L, const struct expr *cond);
+bool dx_affine_empty(struct dx_affine *a, const uint32_t *lo, const uint32_t *hi);
+void dx_affine_free(struct dx_affine *a);                          /* NULL ok */
 
 /* ---- instr.c ----------------------------------------------------------- */
 
@@ -180,7 +276,11 @@ const struct ptx_var *dx_var(struct dx_launch *L, uint32_t index);
 /* ---- mem.c ------------------------------------------------------------- */
 
 /* ld/ldu/st/cvta of bundle b; guard is the instruction's predicate value
- * (NULL when it has none).  Returns 0 or -1 (unsupported). */
+ * (NULL when it has none), for a store with the data condition of the arm
+ * b runs (dx_arm_cond) and'ed in; a load takes that from b.  The bounds
+ * of an access are checked for the threads that may make it; under a
+ * condition on data, one that may be out of bounds is a finding too.
+ * Returns 0 or -1 (unsupported). */
 int dx_load(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
             const struct expr *guard);
 int dx_store(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
@@ -220,17 +320,51 @@ unsigned dx_atomic_prepare(struct dx_launch *L, struct dx_func *df);
  * block's shared writes of the epoch.  Returns 0 or -1 (unsupported). */
 int dx_atomic(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
               const struct expr *guard);
-/* After execution: a value updated atomically must not also be read by
- * the launch (what a read sees depends on the order).  0 or -1. */
+/* After execution: plain stores and atomics on one global location that
+ * nothing orders are a "global-race" finding (race.c); a value updated
+ * atomically must not also be read by the launch (what a read sees
+ * depends on the order).  0 or -1. */
 int dx_atomic_finish(struct dx_launch *L);
+/* Records a global store or atomic of bundle b for the race check. */
+void dx_global_access(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+                      uint32_t vin, uint32_t vout, const struct expr *dom, const struct expr *off,
+                      unsigned size, bool atomic, bool sure);
+
+/* ---- merge.c: branches on data whose arms rejoin ---------------------------- */
+
+/* Bundle b is at instruction in, a branch on the data condition g: runs
+ * its arms in turn (the fall-through one first; b->pc is set) to merge
+ * them where they rejoin.  -1 after dx_unsupported when they cannot be
+ * merged: a loop exit ("loop exit depends on data"), or a barrier, warp
+ * operation, atomic or exit before the join ("data-dependent branch"). */
+int dx_merge_branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+                    const struct expr *g);
+/* Called before each instruction of a bundle running arms: at a join,
+ * goes on to the taken arm or merges the registers (ite over the branch
+ * condition).  0 or -1 (unsupported). */
+int dx_merge_join(struct dx_launch *L, struct dx_bundle *b);
+/* The data condition under which the bundle's current instruction runs
+ * (every enclosing arm's), or NULL outside arms: it guards stores and is
+ * assumed by bounds checks. */
+const struct expr *dx_arm_cond(const struct dx_bundle *b);
+void dx_merge_free(struct dx_merge *m);              /* NULL ok */
 
 /* ---- report.c ---------------------------------------------------------- */
 
 /* Marks the launch unsupported (the first reason wins) and returns -1.
  * what is short ("data-dependent branch"); the message is built from it,
- * the kernel, the PTX line and the .cu line of in (NULL: none). */
+ * the kernel, the PTX line and the .cu line of in (NULL: none).  After
+ * the deadline it marks nothing: the launch is a timeout, whatever made
+ * the caller give up (a solver query interrupted by the clock). */
 int dx_unsupported(struct dx_launch *L, const struct ptx_instr *in, const char *what,
                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Marks the launch as stopped by the deadline (the first call wins),
+ * recording what it was doing (L->phase at L->cur) for the timeout
+ * record.  Returns -1. */
+int dx_timeout(struct dx_launch *L);
+/* Has the deadline passed?  Looks at the clock every few calls; marks
+ * the launch (dx_timeout) when it has. */
+bool dx_out_of_time(struct dx_launch *L);
 /* Appends a finding of class cls for instruction in at witness thread;
  * value/off describe the access (value NO_VALUE: none). */
 void dx_finding(struct dx_launch *L, const struct ptx_instr *in, const char *cls,
@@ -244,6 +378,25 @@ const char *dx_src(struct dx_launch *L, const struct ptx_instr *in);
  * "symbol 'poly'"; in L's arena. */
 const char *dx_value_name(struct dx_launch *L, uint32_t value);
 
+/* ---- opaque.c: values without exact meaning (expr.h, "Opaque values") ---- */
+
+/* Prepares L->cx for the bit idioms: which loads hold floats of the host. */
+void dx_opaque_init(struct dx_launch *L);
+
+/* The tag of the opaque values instruction in makes for reason what (one
+ * entry of L->opaques per instruction and reason). */
+uint64_t dx_opaque_tag(struct dx_launch *L, const struct ptx_instr *in, const char *what);
+/* Gives every destination of in an opaque value of its sources (what:
+ * why it has no exact meaning).  For an instruction that is not a pure
+ * function of its register operands (memory, control, warp, carry flag),
+ * marks the launch unsupported instead.  0 or -1. */
+int dx_opaque_instr(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in, const char *what);
+/* A fresh unknown for a read of special register name (without '%'). */
+const struct expr *dx_opaque_sreg(struct dx_launch *L, const struct ptx_instr *in, const char *name);
+/* For messages: "an opaque value (bit reinterpretation at PTX line 12,
+ * x.cu:4: mov.b32 %r1, %f1;)" for the first opaque value of e. */
+const char *dx_opaque_name(struct dx_launch *L, const struct expr *e);
+
 /* ---- shared.c: shared memory and block barriers (paper 3.3.3) ------------ */
 
 struct dx_shared;
@@ -256,7 +409,8 @@ void dx_shared_free(struct dx_shared *sh);            /* NULL ok */
 bool dx_shared_addr(struct dx_launch *L, const struct expr *addr);
 /* The offset in the block's shared window of addr, checked against the
  * bounds of the variable it is based on for every thread of dom (an
- * "oob-shared" finding when not: returns 1).  0 with *off, or -1. */
+ * "oob-shared" finding when not: returns 1; data_guard: dom holds a
+ * condition on data, which the message names).  0 with *off, or -1. */
 int dx_shared_target(struct dx_launch *L, const struct ptx_instr *in, const struct expr *addr,
                      const struct expr *dom, unsigned size, bool is_store, bool data_guard,
                      const struct expr **off);
@@ -272,8 +426,8 @@ void dx_shared_write(struct dx_launch *L, struct dx_bundle *b, const struct ptx_
                      enum etype et, const struct expr *guard);
 /* Records an atomic contribution (op, enum sym_atom_op) of v at off by
  * the threads of dom (whose data part guards it); tdom is its thread
- * part, for the race check (an atomic counts as a read there: a plain
- * store of the same epoch to the location races with it). */
+ * part, for the race check (a plain store or load of the same epoch to
+ * the location races with it, another atomic does not). */
 void dx_shared_atomic(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
                       const struct expr *dom, const struct expr *tdom, const struct expr *off,
                       const struct expr *v, const struct expr *cmp, enum etype et, unsigned op);
@@ -298,14 +452,40 @@ struct dx_acc {
 	const struct expr *off;      /* bv64 offset in the shared window */
 	unsigned size;
 	bool write;
+	bool atomic;                 /* an atomic (not a write here): races with plain accesses only */
 	uint32_t sub;                /* warp epoch of the bundle */
 	const struct ptx_instr *in;
 };
-/* Checks every pair of accesses (one a write at least) for a thread pair
- * of one block: different warps = "shared-race", one warp in the same
- * warp epoch = "warp-sync".  found[0], found[1] say whether each class was
+/* Checks every pair of accesses (one a write at least, or an atomic and
+ * a plain access) for a thread pair of one block: different warps =
+ * "shared-race", one warp in the same warp epoch = "warp-sync".  found[0], found[1] say whether each class was
  * already reported (then it is not checked again). */
 void dx_race_check(struct dx_launch *L, const struct dx_acc *acc, size_t n, bool found[2]);
+/* race-enum.c: the pairs of one epoch's accesses that may race, found by
+ * trying every thread of a block (accesses whose offsets do not depend
+ * on the block).  dx_race_enum_new returns NULL when it cannot help. */
+struct dx_race_enum;
+struct dx_race_enum *dx_race_enum_new(struct dx_launch *L, const struct dx_acc *acc, size_t n,
+                                      const bool found[2]);
+/* For accesses i and j and kind (0 shared-race, 1 warp-sync): 0 no
+ * thread pair races, 1 a race with its threads (t1 of access i, t2 of
+ * access j; any block), -1 undecided here (ask the solver). */
+int dx_race_enum_pair(struct dx_race_enum *re, size_t i, size_t j, unsigned kind,
+                      uint32_t t1[3], uint32_t t2[3]);
+void dx_race_enum_free(struct dx_race_enum *re);                  /* NULL ok */
+/* Do a thread of (dom1, off1) and a thread of (dom2, off2) of one block
+ * (the same thread allowed) touch overlapping bytes (s1, s2 bytes from
+ * each offset)?  1 yes, with the threads and the block; 0 no; -1 cannot
+ * tell without the solver. */
+int dx_enum_overlap(struct dx_launch *L, const struct expr *dom1, const struct expr *off1, unsigned s1,
+                    const struct expr *dom2, const struct expr *off2, unsigned s2,
+                    uint32_t t1[3], uint32_t t2[3], uint32_t c[3]);
+/* Checks every pair of a plain global store and an atomic to one value
+ * (L->gacc) for two threads that touch overlapping bytes with nothing to
+ * order them: of different blocks (no grid-wide barrier), or of one
+ * block in one barrier epoch.  One "global-race" finding at most, and
+ * only for accesses that surely happen. */
+void dx_global_race_check(struct dx_launch *L);
 /* Thread-pair queries: e with its threads renamed to a second thread of
  * the same block (TID leaves become variables bounded by the block), and
  * the witness of a pair condition made with it.  dx_sat2 returns as

@@ -1,10 +1,13 @@
 /*
  * exec.c: executes one launch (paper 3.3.1-3.3.2).  A worklist of bundles,
  * each run to its end; a branch on a predicate over tid/ctaid splits the
- * bundle into the halves the solver finds non-empty; a branch on data is
- * unsupported.  Predicated non-branch instructions merge their results
- * with ite.  Steps and bundles are budgeted; solver answers are memoised
- * per condition (hash-consing makes equal conditions one pointer).
+ * bundle into the halves the solver finds non-empty; a branch on data
+ * runs both arms and merges them where they rejoin (merge.c).  Predicated
+ * non-branch instructions merge their results with ite.  Steps, bundles
+ * and time are budgeted; conditions are decided without the solver where
+ * evaluation or linear reasoning settles them (quick.c), and answers are
+ * memoised per condition (hash-consing makes equal conditions one
+ * pointer).
  *
  * A bundle that reaches a barrier or a warp primitive waits; when no
  * bundle can run, the waiting ones are released: a group at one warp
@@ -59,14 +62,26 @@ enum smt_result dx_sat(struct dx_launch *L, const struct expr *cond,
 		memo_grow(m);
 	struct memo_ent *e = memo_slot(m, cond);
 	if (!e->cond) {
-		e->cond = cond;
+		if (dx_out_of_time(L))
+			return SMT_UNKNOWN;
+		int q;
 		if (e_is_true(cond)) {
 			e->r = SMT_SAT;
+		} else if ((q = dx_quick_sat(L, cond, e->tid, e->ctaid)) >= 0) {
+			e->r = (enum smt_result)q;
+			L->quick++;
 		} else {
+			L->solver++;
 			e->r = smt_thread_sat(L->smt, &L->geom, cond, e->tid, e->ctaid);
+			if (e->r == SMT_TIMEOUT) {
+				/* not an answer: not kept; callers see "unknown" and stop */
+				dx_timeout(L);
+				return SMT_UNKNOWN;
+			}
 			if (e->r == SMT_UNKNOWN)
-				note("kernel '%s': the solver gave up on a condition", L->l->kernel);
+				note("kernel '%s': the solver gave up on a condition (resource limit)", L->l->kernel);
 		}
+		e->cond = cond;
 		m->len++;
 	}
 	if (tid)
@@ -125,6 +140,7 @@ static struct dx_bundle *bundle_new(struct dx_launch *L, const struct dx_bundle 
 		b->epoch = from->epoch;
 		b->sub = from->sub;
 		b->shstores = from->shstores;
+		b->arm = from->arm;
 	} else {
 		b->dom = e_bool(L->cx, true);
 	}
@@ -189,10 +205,12 @@ static int branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_ins
 			dx_unsupported(L, in, "undefined branch", "a branch on a shuffled undefined value");
 		return STEP_STOP;
 	}
-	if (e_has_data(g)) {
-		dx_unsupported(L, in, "data-dependent branch", "a branch on loaded data");
+	if (e_has_opaque(g)) {
+		dx_unsupported(L, in, "opaque branch", "a branch on %s", dx_opaque_name(L, g));
 		return STEP_STOP;
 	}
+	if (e_has_data(g))
+		return dx_merge_branch(L, b, in, g) < 0 ? STEP_STOP : STEP_NEXT;
 	const struct expr *taken = e_and(L->cx, b->dom, g);
 	const struct expr *fall = e_and(L->cx, b->dom, e_not(L->cx, g));
 	bool st = dx_sat(L, taken, NULL, NULL) != SMT_UNSAT;
@@ -244,12 +262,24 @@ static int guarded(struct dx_launch *L, struct dx_bundle *b, const struct ptx_in
 	return 0;
 }
 
+/* g and the data condition of the arm the bundle runs (merge.c). */
+static const struct expr *with_arm(struct dx_launch *L, const struct dx_bundle *b, const struct expr *g)
+{
+	const struct expr *c = dx_arm_cond(b);
+	return !c ? g : g ? e_and(L->cx, g, c) : c;
+}
+
 static int step(struct dx_launch *L, struct dx_bundle *b)
 {
+	if (b->arm && dx_merge_join(L, b) < 0)
+		return STEP_STOP;
 	if (b->pc >= L->fn->ninstrs)
 		return STEP_END;
 	const struct ptx_instr *in = &L->fn->instrs[b->pc];
 	enum dx_op op = (enum dx_op)L->ops[b->pc];
+	L->cur = in;
+	if (dx_out_of_time(L))
+		return STEP_STOP;
 	if (++L->steps > L->opts->budget_steps) {
 		dx_unsupported(L, in, "step budget",
 		               "the step budget of %llu instruction steps ran out",
@@ -280,9 +310,6 @@ static int step(struct dx_launch *L, struct dx_bundle *b)
 			return STEP_STOP;
 		}
 		return STEP_END;
-	case DO_OTHER:
-		dx_unsupported(L, in, arena_printf(&L->a, "instruction '%s'", dx_instr_name(L, in)), NULL);
-		return STEP_STOP;
 	case DO_BAR:
 	case DO_BARRIER:
 	case DO_SHFL:
@@ -297,7 +324,7 @@ static int step(struct dx_launch *L, struct dx_bundle *b)
 			return STEP_STOP;
 		return STEP_WAIT;      /* the bundle waits for the others (released in run_all) */
 	case DO_ST:
-		r = dx_store(L, b, in, g);
+		r = dx_store(L, b, in, with_arm(L, b, g));
 		break;
 	case DO_ATOM:
 	case DO_RED:
@@ -330,7 +357,8 @@ static void decode_all(struct dx_launch *L)
  * when none can run, a group of waiting ones is released. */
 static void run_all(struct dx_launch *L)
 {
-	while (!L->unsup) {
+	while (!L->unsup && !L->timeout) {
+		L->phase = "executing";
 		if (L->work.len) {
 			struct dx_bundle *b = L->work.items[--L->work.len];
 			int r;
@@ -357,6 +385,9 @@ static void run_all(struct dx_launch *L)
 			if (!is_block_barrier(&L->fn->instrs[pc], (enum dx_op)L->ops[pc]))
 				wpc = (int)pc;
 		}
+		L->cur = &L->fn->instrs[wpc >= 0 ? (unsigned)wpc : L->waiting.items[0]->pc];
+		L->phase = wpc >= 0 ? "resolving the warp instruction" :
+		           "checking the barrier epoch (races, divergence) of";
 		if ((wpc >= 0 ? dx_warp_release(L, (unsigned)wpc) : dx_barrier_release(L)) < 0)
 			break;
 	}
@@ -375,6 +406,8 @@ void dx_launch_run(struct dx_launch *L, const struct obligation *o, uint32_t id,
 	L->fn = fn;
 	L->opts = opts;
 	L->smt = smt;
+	deadline_check_init(&L->dl, opts->deadline, 256);
+	L->phase = "preparing the kernel";
 	L->fn = fn = dx_prepare(L, fn);   /* prepare.c: calls inlined, locals, rollup */
 	if (!L->unsup)
 		dx_atomic_prepare(L, (struct dx_func *)fn);   /* atomic.c: compare-and-swap loops */
@@ -383,6 +416,7 @@ void dx_launch_run(struct dx_launch *L, const struct obligation *o, uint32_t id,
 		L->geom.nctaid[d] = (uint32_t)L->l->grid[d];
 	}
 	L->cx = ectx_new();
+	dx_opaque_init(L);                /* opaque.c: which loads hold host floats */
 	L->memo = xcalloc(1, sizeof *L->memo);
 	L->scratch = xcalloc(fn->nregs ? fn->nregs : 1, sizeof *L->scratch);
 	decode_all(L);
@@ -393,9 +427,12 @@ void dx_launch_run(struct dx_launch *L, const struct obligation *o, uint32_t id,
 	if (b)
 		VEC_PUSH(L->work, b);
 	run_all(L);
-	if (!L->unsup)
+	L->cur = NULL;
+	L->phase = "checking the last barrier epoch for races";
+	if (!L->unsup && !L->timeout)
 		dx_shared_finish(L);
-	if (!L->unsup)
+	L->phase = "checking the atomic updates";
+	if (!L->unsup && !L->timeout)
 		dx_atomic_finish(L);
 	while (L->work.len)
 		bundle_free(L->work.items[--L->work.len]);
@@ -413,7 +450,11 @@ void dx_launch_release(struct dx_launch *L)
 	VEC_FREE(L->waiting);
 	VEC_FREE(L->exited);
 	VEC_FREE(L->atom_vins);
+	VEC_FREE(L->gacc);
+	VEC_FREE(L->opaques);
+	VEC_FREE(L->opaque_ins);
 	dx_shared_free(L->sh);
+	dx_merge_free(L->merge);
 	VEC_FREE(L->writes);
 	VEC_FREE(L->findings);
 	if (L->memo) {

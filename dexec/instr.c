@@ -42,6 +42,14 @@ static int set(struct ctx *c, const struct expr *v)
 	return dx_set(c->L, c->b, c->in, &c->in->ops[0], v);
 }
 
+/* An instruction (or variant) without exact meaning here: its results are
+ * opaque values of its operands (opaque.c). */
+static int opaque(struct ctx *c)
+{
+	return dx_opaque_instr(c->L, c->b, c->in,
+	                       arena_printf(&c->L->a, "instruction '%s'", dx_instr_name(c->L, c->in)));
+}
+
 static const struct expr *clamp01(struct ectx *cx, const struct expr *v)
 {
 	const struct expr *lo = e_op2(cx, EOP_FMAX, v, e_real(cx, 0));
@@ -231,7 +239,16 @@ static int do_cvt(struct ctx *c)
 		return dx_unsupported(c->L, c->in, "instruction 'cvt'", "a cvt without two types");
 	bool sf = ptx_type_is_float(st), df = ptx_type_is_float(dt);
 	bool sat = ptx_has_mod(c->in, "sat");
-	const struct expr *v = arg(c, 1, dx_sort_of(st));
+	const struct expr *v;
+	const struct expr *raw = c->in->nops > 1 && c->in->ops[1].kind == PO_REG
+	                         ? dx_get_raw(c->L, c->b, c->in, &c->in->ops[1]) : NULL;
+	if (raw && (st == PT_F16 || st == PT_BF16) && raw->sort == SORT_BV(16) &&
+	    (raw->op != EOP_BV || st == PT_BF16))
+		/* half bits in a .b16 register, read as the half type the cvt names */
+		v = e_reinterp(c->cx, dx_opaque_tag(c->L, c->in, "bit reinterpretation"), raw,
+		               st == PT_F16 ? ET_F16 : ET_BF16);
+	else
+		v = arg(c, 1, dx_sort_of(st));
 	if (!v)
 		return -1;
 	if (!sf && !df) {
@@ -311,7 +328,7 @@ static int float_op(struct ctx *c, enum dx_op op)
 	case DO_SIN: fn = EF_SIN; break;
 	case DO_COS: fn = EF_COS; break;
 	default:
-		return dx_unsupported(c->L, c->in, "instruction", "instruction '%s' on floats", c->in->opcode);
+		return opaque(c);
 	}
 	if (fn != EF__COUNT)
 		r = e_fun(cx, fn, 1, &a);
@@ -336,12 +353,16 @@ static int int_op(struct ctx *c, enum dx_op op, enum ptx_type t)
 	sort_t st = SORT_BV(w);
 	if (ptx_has_mod(c->in, "cc") && (op == DO_ADD || op == DO_SUB))
 		return carry_op(c, op, t);
-	if (ptx_instr_mod_of(c->in, MODS("cc", "sat", "relu")) && op != DO_MIN && op != DO_MAX)
+	if (ptx_has_mod(c->in, "cc"))
 		return dx_unsupported(c->L, c->in, "instruction",
-		                      "instruction '%s' with .cc/.sat on integers", c->in->opcode);
-	if (ptx_has_mod(c->in, "relu"))
-		return dx_unsupported(c->L, c->in, "instruction", "integer min/max with .relu");
+		                      "instruction '%s' with .cc on integers", c->in->opcode);
+	if (ptx_instr_mod_of(c->in, MODS("sat", "relu")))
+		return opaque(c);
 	bool hi = ptx_has_mod(c->in, "hi"), wide = ptx_has_mod(c->in, "wide");
+	/* the operand-width rule: .wide doubles the width, which must fit 64 bits */
+	if (wide && 2 * w > 64)
+		return dx_unsupported(c->L, c->in, "operand width", "'%s' makes a %u-bit product",
+		                      dx_instr_name(c->L, c->in), 2 * w);
 	const struct expr *a = arg(c, 1, st), *b = NULL, *d = NULL, *r = NULL;
 	if (!a)
 		return -1;
@@ -386,7 +407,7 @@ static int int_op(struct ctx *c, enum dx_op op, enum ptx_type t)
 	case DO_CLZ: r = e_resize(cx, e_op1(cx, EOP_CLZ, st, 0, a), 32, false); break;
 	case DO_BREV: r = e_op1(cx, EOP_BREV, st, 0, a); break;
 	default:
-		return dx_unsupported(c->L, c->in, "instruction", "instruction '%s' on integers", c->in->opcode);
+		return opaque(c);
 	}
 	return set(c, r);
 }
@@ -406,7 +427,7 @@ static int pred_op(struct ctx *c, enum dx_op op)
 	case DO_NOT:
 	case DO_CNOT: return set(c, e_not(cx, a));
 	default:
-		return dx_unsupported(c->L, c->in, "instruction", "instruction '%s' on predicates", c->in->opcode);
+		return opaque(c);
 	}
 }
 
@@ -467,15 +488,15 @@ static int do_fun(struct ctx *c)
 	return set(c, e_fun(c->cx, f, c->in->nops > 3 ? 2 : 1, a));
 }
 
-/* A constant operand as a number, or -1 after dx_unsupported. */
-static int64_t const_arg(struct ctx *c, unsigned i, const char *what)
+/* A constant operand as a number; -1 after dx_unsupported, -2 when it is
+ * not a constant (the caller makes the result opaque). */
+static int64_t const_arg(struct ctx *c, unsigned i)
 {
 	const struct expr *e = arg(c, i, SORT_BV(32));
 	if (!e)
 		return -1;
 	if (e->op != EOP_BV)
-		return dx_unsupported(c->L, c->in, "instruction", "'%s' with a %s that is not a constant",
-		                      c->in->opcode, what);
+		return -2;
 	return (int64_t)e->u;
 }
 
@@ -499,14 +520,15 @@ static int do_bfe(struct ctx *c, enum ptx_type t)
 {
 	unsigned w = ptx_type_bits(t);
 	const struct expr *a = arg(c, 1, SORT_BV(w));
-	int64_t pos = a ? const_arg(c, 2, "position") : -1, len = pos >= 0 ? const_arg(c, 3, "length") : -1;
+	int64_t pos = a ? const_arg(c, 2) : -1, len = pos >= 0 ? const_arg(c, 3) : pos;
+	if (len == -2)
+		return opaque(c);
 	if (len < 0)
 		return -1;
 	pos &= 0xff;
 	len &= 0xff;
 	if (len == 0 || pos + len > w)
-		return dx_unsupported(c->L, c->in, "instruction", "bfe of bits %lld..%lld of a %u-bit value",
-		                      (long long)pos, (long long)(pos + len), w);
+		return opaque(c);         /* PTX clamps; rare enough to leave opaque */
 	const struct expr *x = e_op1(c->cx, EOP_EXTRACT, SORT_BV((unsigned)len), (uint64_t)pos, a);
 	return set(c, e_resize(c->cx, x, w, ptx_type_is_signed(t)));
 }
@@ -516,7 +538,9 @@ static int do_bfi(struct ctx *c, enum ptx_type t)
 	struct ectx *cx = c->cx;
 	unsigned w = ptx_type_bits(t);
 	const struct expr *a = arg(c, 1, SORT_BV(w)), *b = a ? arg(c, 2, SORT_BV(w)) : NULL;
-	int64_t pos = b ? const_arg(c, 3, "position") : -1, len = pos >= 0 ? const_arg(c, 4, "length") : -1;
+	int64_t pos = b ? const_arg(c, 3) : -1, len = pos >= 0 ? const_arg(c, 4) : pos;
+	if (len == -2)
+		return opaque(c);
 	if (len < 0)
 		return -1;
 	pos &= 0xff;
@@ -536,9 +560,11 @@ static int do_prmt(struct ctx *c)
 {
 	struct ectx *cx = c->cx;
 	if (ptx_instr_mod_of(c->in, MODS("f4e", "b4e", "rc8", "ecl", "ecr", "rc16")))
-		return dx_unsupported(c->L, c->in, "instruction", "prmt with a mode");
+		return opaque(c);
 	const struct expr *a = arg(c, 1, SORT_BV(32)), *b = a ? arg(c, 2, SORT_BV(32)) : NULL;
-	int64_t sel = b ? const_arg(c, 3, "selector") : -1;
+	int64_t sel = b ? const_arg(c, 3) : -1;
+	if (sel == -2)
+		return opaque(c);
 	if (sel < 0)
 		return -1;
 	const struct expr *src = e_op(cx, EOP_CONCAT, SORT_BV(64), 0, 2, (const struct expr *[]){ b, a });
@@ -560,7 +586,7 @@ static int do_mul24(struct ctx *c, enum ptx_type t, bool mad)
 	struct ectx *cx = c->cx;
 	bool s = ptx_type_is_signed(t), hi = ptx_has_mod(c->in, "hi");
 	if (ptx_type_bits(t) != 32 || ptx_has_mod(c->in, "sat"))
-		return dx_unsupported(c->L, c->in, "instruction", "%s on .%s", c->in->opcode, ptx_type_name(t));
+		return opaque(c);
 	const struct expr *a = arg(c, 1, SORT_BV(32)), *b = a ? arg(c, 2, SORT_BV(32)) : NULL;
 	const struct expr *d = b && mad ? arg(c, 3, SORT_BV(32)) : NULL;
 	if (!b || (mad && !d))
@@ -614,7 +640,7 @@ static int do_testp(struct ctx *c, enum ptx_type t)
 	if (!a)
 		return -1;
 	if (!m || !ptx_type_is_float(t))
-		return dx_unsupported(c->L, c->in, "instruction", "'%s'", dx_instr_name(c->L, c->in));
+		return opaque(c);
 	bool inf = dx_is_inf(a, 0);
 	if (!inf && e_has_undef(a))
 		return set(c, e_undef(c->cx, SORT_BOOL));
@@ -632,8 +658,10 @@ static int ext_op(struct ctx *c, int op)
 	case DO_STL: return dx_local_access(c->L, c->b, c->in, true);
 	default: break;
 	}
-	if (c->in->nops < 2 || t == PT_NONE || t == PT_PRED || (ptx_type_is_float(t) && op != DO_TESTP))
-		return dx_unsupported(c->L, c->in, "instruction", "instruction '%s'", dx_instr_name(c->L, c->in));
+	if (c->in->nops < 2)
+		return dx_unsupported(c->L, c->in, "operands", "an instruction with too few operands");
+	if (t == PT_NONE || t == PT_PRED || (ptx_type_is_float(t) && op != DO_TESTP))
+		return opaque(c);
 	switch (op) {
 	case DO_BFIND: return do_bfind(c, t);
 	case DO_BFE: return do_bfe(c, t);
@@ -644,8 +672,84 @@ static int ext_op(struct ctx *c, int op)
 	case DO_ADDC: case DO_SUBC: return carry_op(c, op, t);
 	case DO_TESTP: return do_testp(c, t);
 	default:
-		return dx_unsupported(c->L, c->in, "instruction", "instruction '%s'", dx_instr_name(c->L, c->in));
+		return opaque(c);
 	}
+}
+
+/* lop3.b32 d, a, b, c, lut: the bitwise function whose truth table is lut */
+static int do_lop3(struct ctx *c)
+{
+	struct ectx *cx = c->cx;
+	if (c->in->nops != 5 || c->in->ops[4].kind != PO_IMM)
+		return opaque(c);
+	const struct expr *x[3];
+	for (unsigned i = 0; i < 3; i++)
+		if (!(x[i] = arg(c, i + 1, SORT_BV(32))))
+			return -1;
+	unsigned lut = (unsigned)c->in->ops[4].imm & 0xff;
+	const struct expr *r = e_bv(cx, 0, 32), *ones = e_bv(cx, 0xffffffffu, 32);
+	/* bit (a << 2 | b << 1 | c) of lut, with a = 0xF0, b = 0xCC, c = 0xAA */
+	for (unsigned m = 0; m < 8; m++) {
+		if (!(lut & (1u << m)))
+			continue;
+		const struct expr *t = ones;
+		for (unsigned i = 0; i < 3; i++) {
+			bool bit = (m >> (2 - i)) & 1;
+			t = e_op2(cx, EOP_AND, t, bit ? x[i] : e_op1(cx, EOP_NOT, SORT_BV(32), 0, x[i]));
+		}
+		r = e_op2(cx, EOP_OR, r, t);
+	}
+	return set(c, r);
+}
+
+/* shf.{l,r}.{wrap,clamp}.b32 d, a, b, n: the funnel shift of b:a */
+static int do_shf(struct ctx *c)
+{
+	struct ectx *cx = c->cx;
+	bool left = ptx_has_mod(c->in, "l"), wrap = ptx_has_mod(c->in, "wrap");
+	if (c->in->nops != 4 || (!left && !ptx_has_mod(c->in, "r")) || (!wrap && !ptx_has_mod(c->in, "clamp")))
+		return opaque(c);
+	const struct expr *a = arg(c, 1, SORT_BV(32)), *b = a ? arg(c, 2, SORT_BV(32)) : NULL;
+	const struct expr *n = b ? arg(c, 3, SORT_BV(32)) : NULL;
+	if (!n)
+		return -1;
+	n = wrap ? e_op2(cx, EOP_AND, n, e_bv(cx, 31, 32)) : e_op2(cx, EOP_UMIN, n, e_bv(cx, 32, 32));
+	const struct expr *ba = e_op(cx, EOP_CONCAT, SORT_BV(64), 0, 2, (const struct expr *[]){ b, a });
+	const struct expr *n64 = e_resize(cx, n, 64, false);
+	if (left)
+		return set(c, e_op1(cx, EOP_EXTRACT, SORT_BV(32), 32, e_op2(cx, EOP_SHL, ba, n64)));
+	return set(c, e_op1(cx, EOP_EXTRACT, SORT_BV(32), 0, e_op2(cx, EOP_LSHR, ba, n64)));
+}
+
+/* slct.dtype.s32 d, a, b, c (or .f32 c): d = c >= 0 ? a : b */
+static int do_slct(struct ctx *c)
+{
+	struct ectx *cx = c->cx;
+	enum ptx_type dt = c->in->type2, ct = c->in->type;
+	if (c->in->nops != 4 || dt == PT_NONE || (ct != PT_S32 && ct != PT_F32))
+		return opaque(c);
+	sort_t s = dx_sort_of(dt);
+	const struct expr *a = arg(c, 1, s), *b = a ? arg(c, 2, s) : NULL;
+	const struct expr *k = b ? arg(c, 3, dx_sort_of(ct)) : NULL;
+	if (!k)
+		return -1;
+	const struct expr *ge = ct == PT_S32 ? e_op2(cx, EOP_SLE, e_bv(cx, 0, 32), k)
+	                                     : e_op2(cx, EOP_FLE, e_real(cx, 0), k);
+	return set(c, e_ite(cx, ge, a, b));
+}
+
+/* An opcode dx_decode does not know: exact where it is simple, else opaque
+ * when it is a pure function of its operands (opaque.c decides). */
+static int other_op(struct ctx *c)
+{
+	const char *op = c->in->opcode;
+	if (!strcmp(op, "lop3") && c->in->type == PT_B32)
+		return do_lop3(c);
+	if (!strcmp(op, "shf") && c->in->type == PT_B32)
+		return do_shf(c);
+	if (!strcmp(op, "slct"))
+		return do_slct(c);
+	return opaque(c);
 }
 
 int dx_alu(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in, enum dx_op op)
@@ -654,11 +758,15 @@ int dx_alu(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
 	enum ptx_type t = in->type;
 	if ((int)op >= (int)DO__COUNT)
 		return ext_op(&c, (int)op);
-	if (t == PT_F16X2 || t == PT_BF16X2 || t == PT_B128 || t == PT_TF32)
-		return dx_unsupported(L, in, "instruction", "instruction '%s' on .%s",
-		                      dx_instr_name(L, in), ptx_type_name(t));
+	if (op == DO_OTHER)
+		return other_op(&c);
 	if (in->nops == 0)
 		return dx_unsupported(L, in, "instruction", "instruction '%s' without operands", in->opcode);
+	if (t == PT_B128)
+		return dx_unsupported(L, in, "operand width", "instruction '%s' on 128-bit values",
+		                      dx_instr_name(L, in));
+	if (t == PT_F16X2 || t == PT_BF16X2 || t == PT_TF32)
+		return opaque(&c);
 	switch (op) {
 	case DO_MOV: return do_mov(&c, t);
 	case DO_CVTA: return set(&c, arg(&c, 1, SORT_BV(64)));

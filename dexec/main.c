@@ -4,19 +4,21 @@
  * for each launch its write set (or why it is unsupported) and findings.
  */
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "deadline.h"
 #include "diag.h"
 #include "run.h"
 #include "stream.h"
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: dexec [-v] [--budget-steps N] [--budget-bundles N] [--smt-timeout MS]\n"
-	           "             [--timing] [FILE...]\n");
+	fprintf(f, "usage: dexec [-v] [--budget SECONDS] [--budget-steps N] [--budget-bundles N]\n"
+	           "             [--smt-rlimit N] [--smt-timeout MS] [--timing] [FILE...]\n");
 }
 
 static bool parse_u64(const char *s, uint64_t *v)
@@ -30,29 +32,47 @@ static bool parse_u64(const char *s, uint64_t *v)
 	return true;
 }
 
-/* What dexec writes, which a rerun on its own output replaces: write sets,
- * findings, and the unsupported records of launches (dmerge's, for torch
- * ops, name no launch and stay). */
-static bool own_record(const struct record *rec)
+/* 0 allowed (no limit), unlike parse_u64. */
+static bool parse_count(const char *s, uint64_t *v)
 {
-	if (strcmp(rec->type, "writes") == 0 || strcmp(rec->type, "finding") == 0)
-		return true;
-	if (strcmp(rec->type, "unsupported") != 0)
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-')
 		return false;
-	bool ok = true;
-	return rec_u64_opt(rec, "launch", UINT32_MAX, &ok) != UINT32_MAX;
+	*v = x;
+	return true;
+}
+
+/* A budget in seconds: a finite number >= 0. */
+static bool parse_seconds(const char *s, double *v)
+{
+	char *end;
+	errno = 0;
+	double x = strtod(s, &end);
+	if (errno || end == s || *end || !(x >= 0) || isinf(x))
+		return false;
+	*v = x;
+	return true;
 }
 
 int main(int argc, char **argv)
 {
 	diag_set_prog("dexec");
-	struct dx_opts opts = { DX_DEFAULT_STEPS, DX_DEFAULT_BUNDLES, 10000, false };
-	enum { O_STEPS = 256, O_BUNDLES, O_SMT, O_TIMING };
+	double start = deadline_now();
+	struct dx_opts opts = {
+		.budget_steps = DX_DEFAULT_STEPS, .max_bundles = DX_DEFAULT_BUNDLES,
+		.smt_timeout_ms = 0, .smt_rlimit = DX_DEFAULT_RLIMIT, .timing = false,
+		.budget = DX_DEFAULT_BUDGET, .deadline = DEADLINE_NONE,
+	};
+	enum { O_STEPS = 256, O_BUNDLES, O_SMT, O_RLIMIT, O_TIMING, O_BUDGET };
 	static const struct option longopts[] = {
 		{ "budget-steps", required_argument, NULL, O_STEPS },
 		{ "budget-bundles", required_argument, NULL, O_BUNDLES },
 		{ "smt-timeout", required_argument, NULL, O_SMT },
+		{ "smt-rlimit", required_argument, NULL, O_RLIMIT },
 		{ "timing", no_argument, NULL, O_TIMING },
+		{ "budget", required_argument, NULL, O_BUDGET },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -81,6 +101,19 @@ int main(int argc, char **argv)
 			else
 				opts.smt_timeout_ms = (unsigned)v;
 			break;
+		case O_RLIMIT:
+			if (!parse_count(optarg, &v)) {
+				warn("bad number '%s' for --smt-rlimit", optarg);
+				return EXIT_TROUBLE;
+			}
+			opts.smt_rlimit = v;
+			break;
+		case O_BUDGET:
+			if (!parse_seconds(optarg, &opts.budget)) {
+				warn("bad number of seconds '%s' for --budget", optarg);
+				return EXIT_TROUBLE;
+			}
+			break;
 		case O_TIMING:
 			opts.timing = true;
 			break;
@@ -90,34 +123,10 @@ int main(int argc, char **argv)
 		}
 	}
 
-	struct dx_run run;
-	dx_run_init(&run, &opts);
+	/* the budget counts from the start: reading the stream is part of it */
+	opts.deadline = start + opts.budget;
 	struct stream_in *in = stream_in_open((const char *const *)argv + optind, argc - optind);
-	struct stream_out *w = stream_out_new(stdout);
-	struct record rec;
-	int status = EXIT_OK, k;
-	while ((k = stream_in_next(in, &rec)) == 1) {
-		if (!rec_require_kind(&rec, "obligation", "dmerge")) {
-			status = EXIT_TROUBLE;
-			goto out;
-		}
-		if (own_record(&rec))
-			continue;
-		if (dx_run_take(&run, &rec) < 0) {
-			status = EXIT_TROUBLE;
-			goto out;
-		}
-		out_pass(w, &rec, "symbolic", NULL);
-	}
-	if (k < 0) {
-		status = EXIT_TROUBLE;
-		goto out;
-	}
-	status = dx_run_finish(&run, w);
-out:
+	int status = dexec_run(&opts, in, stdout);
 	stream_in_close(in);
-	if (stream_out_free(w) < 0)
-		status = EXIT_TROUBLE;
-	dx_run_release(&run);
 	return close_stdout(status);
 }

@@ -6,6 +6,18 @@
  * PTX initialiser), store-to-load forwarding within a bundle, and the
  * bounds check of every access for all threads of the bundle.  Shared
  * memory targets are handed to shared.c.
+ *
+ * Module variables (__constant__ tables, __device__ arrays, reached by
+ * [sym], mov or cvta of their address): a read is of the buffer the trace
+ * recorded for the symbol (cudaMemcpyToSymbol), else of the module's
+ * initialiser (a select over the entries when the index depends on the
+ * thread) -- for a __device__ variable only while no earlier launch of
+ * the module can have stored to it.  Accesses are bounds-checked against
+ * the variable's size; a store to one is checked, then unsupported (the
+ * obligation has no version of a variable after a launch).
+ *
+ * An address must be exact: one that depends on an opaque value
+ * (opaque.c) is unsupported, naming it.
  */
 #include "dexec.h"
 
@@ -94,11 +106,29 @@ static const struct expr *address(struct dx_launch *L, struct dx_bundle *b, cons
 	return e_op2(cx, EOP_ADD, base, e_bv(cx, (uint64_t)op->imm, 64));
 }
 
+/* An address may not depend on an opaque value: 0, or -1 (unsupported). */
+static int addr_exact(struct dx_launch *L, const struct ptx_instr *in, const struct expr *addr)
+{
+	if (!e_has_opaque(addr))
+		return 0;
+	return dx_unsupported(L, in, "opaque address", "an address computed from %s", dx_opaque_name(L, addr));
+}
+
+/* May the initialiser of module variable v be trusted at this launch? */
+static bool init_holds(struct dx_launch *L, const struct ptx_var *v)
+{
+	if (v->space == PS_CONST)
+		return true;          /* constant memory: only the host writes it */
+	return L->opts->module_unclean && !L->opts->module_unclean[L->l->module];
+}
+
 /* Splits addr into a buffer (or module variable) and an offset. */
 static int resolve(struct dx_launch *L, const struct ptx_instr *in, const struct expr *addr,
                    struct target *t)
 {
 	struct ectx *cx = L->cx;
+	if (addr_exact(L, in, addr) < 0)
+		return -1;
 	if (e_has_undef(addr))
 		return dx_unsupported(L, in, "undefined address", "an address computed from an undefined value");
 	uint64_t k;
@@ -148,19 +178,55 @@ static int resolve(struct dx_launch *L, const struct ptx_instr *in, const struct
 			t->bytes = L->o->values.items[t->vin].bytes;
 			return 0;
 		}
-	if (v->space != PS_CONST)
+	if (!init_holds(L, v))
 		return dx_unsupported(L, in, "device variable",
-		                      "an access to __device__ variable '%s' that the trace does not hold", v->name);
+		                      "an access to __device__ variable '%s', which the trace does not hold and "
+		                      "an earlier launch may have written", v->name);
 	t->kind = T_INIT;
 	t->var = v;
 	t->bytes = v->size;
 	return 0;
 }
 
+/* resolve() for a store: a module variable is a target whatever its
+ * contents (the store is bounds-checked, then refused). */
+static int resolve_store(struct dx_launch *L, const struct ptx_instr *in, const struct expr *addr,
+                         struct target *t)
+{
+	if (addr_exact(L, in, addr) < 0 || e_has_undef(addr) || e_has_data(addr))
+		return resolve(L, in, addr, t);
+	uint64_t k;
+	struct affine_term terms[16];
+	int n = e_affine(addr, &k, terms, 16), nbase = 0;
+	for (int i = 0; i < n; i++)
+		nbase += terms[i].term->op == EOP_VAR && (EVAR_IS_BASE(terms[i].term->u) || DX_IS_SYMVAR(terms[i].term->u));
+	for (int i = 0; i < n && nbase == 1; i++) {
+		const struct expr *x = terms[i].term;
+		if (x->op != EOP_VAR || !DX_IS_SYMVAR(x->u) || terms[i].coef != 1)
+			continue;
+		const struct ptx_var *v = dx_var(L, DX_SYMVAR_INDEX(x->u));
+		if (v->space != PS_GLOBAL && v->space != PS_CONST)
+			break;
+		bool traced = false;
+		for (uint32_t j = 0; j < L->l->nsyms; j++)
+			traced |= strcmp(L->l->syms[j].symbol, v->name) == 0;
+		if (traced)
+			break;
+		t->kind = T_INIT;
+		t->var = v;
+		t->bytes = v->size;
+		t->off = e_op2(L->cx, EOP_SUB, addr, x);
+		return 0;
+	}
+	return resolve(L, in, addr, t);
+}
+
 /* ---- bounds ----------------------------------------------------------------- */
 
 /* 0: in bounds for every thread of dom; 1: a finding was made (skip the
- * access); -1: unsupported. */
+ * access); -1: unsupported.  data_guard: dom holds a condition over data
+ * (the access is predicated on data, or in an arm of a branch on data),
+ * which may hold: the finding says so. */
 static int bounds(struct dx_launch *L, const struct ptx_instr *in, const struct expr *dom,
                   const struct target *t, unsigned size, bool is_store, bool data_guard)
 {
@@ -176,9 +242,6 @@ static int bounds(struct dx_launch *L, const struct ptx_instr *in, const struct 
 		return 0;
 	if (r == SMT_UNKNOWN)
 		return dx_unsupported(L, in, "solver", "the solver could not decide the bounds of an access");
-	if (data_guard)
-		return dx_unsupported(L, in, "predicated access",
-		                      "an access under a data-dependent predicate that may be out of bounds");
 	const struct expr *c = e_at_thread(cx, off, tid, ctaid);
 	int64_t o = c->op == EOP_BV ? (int64_t)c->u : 0;
 	const char *name = t->kind == T_BUF ? dx_value_name(L, t->vin)
@@ -186,9 +249,10 @@ static int bounds(struct dx_launch *L, const struct ptx_instr *in, const struct 
 	const char *src = dx_src(L, in);
 	char *msg = arena_printf(&L->a,
 		"kernel '%s' %s %u bytes at byte offset %" PRId64 " of a %" PRIu64 "-byte buffer (%s) "
-		"at thread (%u,%u,%u) block (%u,%u,%u), PTX line %u%s%s",
+		"at thread (%u,%u,%u) block (%u,%u,%u)%s, PTX line %u%s%s",
 		L->l->kernel, is_store ? "writes" : "reads", size, o, t->bytes, name,
-		tid[0], tid[1], tid[2], ctaid[0], ctaid[1], ctaid[2], in->line,
+		tid[0], tid[1], tid[2], ctaid[0], ctaid[1], ctaid[2],
+		data_guard ? " when a condition on data holds" : "", in->line,
 		src ? ", " : "", src ? src : "");
 	uint32_t value = t->kind == T_BUF ? t->vin : NO_VALUE;
 	dx_finding(L, in, "oob-global", tid, ctaid, value, o, msg);
@@ -219,13 +283,45 @@ static int alias(struct dx_launch *L, const struct ptx_instr *in, const struct e
 	                      "at a different offset");
 }
 
+/* May the access [off, off+size) of the threads of dom overlap the
+ * bytes atomic entry a updated?  -1 when the solver cannot say. */
+static int atomic_overlap(struct dx_launch *L, const struct expr *dom, const struct expr *off,
+                          unsigned size, const struct dx_store *a)
+{
+	struct ectx *cx = L->cx;
+	const struct expr *d = e_op2(cx, EOP_SUB, off, a->off);
+	const struct expr *lo = e_op2(cx, EOP_SLT, e_bv(cx, -(uint64_t)size, 64), d);
+	const struct expr *hi = e_op2(cx, EOP_SLT, d, e_bv(cx, a->size, 64));
+	enum smt_result r = dx_sat(L, e_and(cx, dom, e_and(cx, lo, hi)), NULL, NULL);
+	return r == SMT_UNSAT ? 0 : r == SMT_SAT ? 1 : -1;
+}
+
+/* A plain store found at s for a load: unsupported when an atomic of the
+ * bundle between it and the load (in head..s) may overlap the load. */
+static int atomic_between(struct dx_launch *L, const struct ptx_instr *in, const struct expr *dom,
+                          const struct dx_store *head, const struct dx_store *s, uint32_t vin,
+                          const struct expr *off, unsigned size)
+{
+	for (const struct dx_store *a = head; a && a != s; a = a->next) {
+		if (a->val || a->vin != vin)
+			continue;
+		int k = atomic_overlap(L, dom, off, size, a);
+		if (k != 0)
+			return dx_unsupported(L, in, "read of an atomic target",
+			                      "a load of a location the thread updated atomically after storing "
+			                      "to it: what it reads depends on the order of the threads");
+	}
+	return 0;
+}
+
 int dx_forward(struct dx_launch *L, const struct ptx_instr *in, const struct expr *dom,
                const struct dx_store *s, uint32_t vin, const struct expr *off, unsigned size,
                enum etype et, const struct expr *miss, const struct expr **out)
 {
 	struct ectx *cx = L->cx;
+	const struct dx_store *head = s;
 	for (; s; s = s->next) {
-		if (s->vin != vin)
+		if (s->vin != vin || !s->val)
 			continue;
 		const struct expr *d = e_op2(cx, EOP_SUB, off, s->off);
 		if (d->op != EOP_BV) {
@@ -242,6 +338,8 @@ int dx_forward(struct dx_launch *L, const struct ptx_instr *in, const struct exp
 		if (k != 0 || s->size != size)
 			return dx_unsupported(L, in, "load overlaps an earlier store",
 			                      "a load that partly overlaps an earlier store of the same thread");
+		if (atomic_between(L, in, dom, head, s, vin, off, size) < 0)
+			return -1;
 		const struct expr *v = dx_coerce(L, in, s->val, etype_sort(et));
 		if (!v)
 			return -1;
@@ -260,6 +358,9 @@ int dx_forward(struct dx_launch *L, const struct ptx_instr *in, const struct exp
 	return 0;
 }
 
+static const struct expr *init_value(struct dx_launch *L, const struct ptx_instr *in, const struct ptx_var *v,
+                                     const struct expr *off, enum etype et);
+
 static const struct expr *read_value(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
                                      const struct target *t, const struct expr *off, enum etype et)
 {
@@ -273,25 +374,67 @@ static const struct expr *read_value(struct dx_launch *L, struct dx_bundle *b, c
 	}
 	if (t->kind == T_SHARED)
 		return dx_shared_read(L, b, in, t->dom, off, et);
-	/* a constant folded from the variable's initialiser */
-	if (off->op != EOP_BV) {
-		dx_unsupported(L, in, "constant table", "a thread-dependent index into constant '%s'",
-		               t->var->name);
-		return NULL;
-	}
-	uint64_t o = off->u, bits = 0;
-	for (unsigned i = 0; i < t->var->ninit_syms; i++) {
-		const struct ptx_init_sym *s = &t->var->init_syms[i];
+	return init_value(L, in, t->var, off, et);
+}
+
+/* The element of type et at byte o of v's initialiser (zeros without
+ * one); NULL after dx_unsupported. */
+static const struct expr *init_elem(struct dx_launch *L, const struct ptx_instr *in, const struct ptx_var *v,
+                                    uint64_t o, enum etype et)
+{
+	unsigned size = etype_size(et);
+	uint64_t bits = 0;
+	for (unsigned i = 0; i < v->ninit_syms; i++) {
+		const struct ptx_init_sym *s = &v->init_syms[i];
 		if (o < s->offset + s->size && s->offset < o + size) {
-			dx_unsupported(L, in, "constant address", "an address stored in constant '%s'", t->var->name);
+			dx_unsupported(L, in, "constant address", "an address stored in constant '%s'", v->name);
 			return NULL;
 		}
 	}
-	for (unsigned i = 0; i < size && t->var->init; i++)
-		bits |= (uint64_t)t->var->init[o + i] << (8 * i);
+	for (unsigned i = 0; i < size && v->init && o + i < v->size; i++)
+		bits |= (uint64_t)v->init[o + i] << (8 * i);
 	if (etype_is_float(et))
 		return dx_real_bits(L, in, bits, 8 * size);
-	return e_bv(cx, bits, 8 * size);
+	return e_bv(L->cx, bits, 8 * size);
+}
+
+/* What v's initialiser holds at offset off (bounds already checked): the
+ * element, or for a thread-dependent off a select over every entry off
+ * can reach (its affine form fixes a stride). */
+static const struct expr *init_value(struct dx_launch *L, const struct ptx_instr *in, const struct ptx_var *v,
+                                     const struct expr *off, enum etype et)
+{
+	struct ectx *cx = L->cx;
+	unsigned size = etype_size(et);
+	if (off->op == EOP_BV)
+		return init_elem(L, in, v, off->u, et);
+	uint64_t k;
+	struct affine_term terms[16];
+	int n = e_affine(off, &k, terms, 16);
+	uint64_t g = 0;              /* every offset is k mod 2^t, 2^t the lowest bit of the coefficients */
+	for (int i = 0; i < n; i++)
+		g |= terms[i].coef;
+	uint64_t step = n > 0 && g ? g & -g : 1;
+	if (size > v->size) {
+		dx_unsupported(L, in, "constant table", "a %u-byte read of the %u-byte '%s'", size, v->size, v->name);
+		return NULL;
+	}
+	uint64_t first = n > 0 ? k % step : 0, last = v->size - size;
+	if (first > last || (last - first) / step + 1 > DX_TABLE_MAX) {
+		dx_unsupported(L, in, "constant table",
+		               "a thread-dependent index into '%s' (more than %u entries)", v->name, DX_TABLE_MAX);
+		return NULL;
+	}
+	const struct expr *r = NULL;
+	for (uint64_t o = first + (last - first) / step * step;; o -= step) {
+		const struct expr *x = init_elem(L, in, v, o, et);
+		if (!x)
+			return NULL;
+		r = r ? e_ite(cx, e_op2(cx, EOP_EQ, off, e_bv(cx, o, 64)), x, r) : x;
+		if (o < first + step)
+			break;
+	}
+	return r;
 }
 
 /* ---- parameters ----------------------------------------------------------- */
@@ -360,21 +503,136 @@ static int space_check(struct dx_launch *L, const struct ptx_instr *in, enum ptx
 	return 0;
 }
 
-/* Splits a guard into the part bounds and domains use (thread-only) and
- * whether values must be merged because it depends on data. */
+/* The threads of bundle b that make an access under guard (NULL: none):
+ * the bundle's domain, cut by a thread-only guard.  A guard over data
+ * cannot cut it: *data says so (a stored value is merged with the old
+ * one).  *when is the domain with every condition the access is made
+ * under, the data condition of the arm b runs included (merge.c): bounds
+ * must hold there, and *data is set when it holds data. */
 static const struct expr *guard_dom(struct dx_launch *L, struct dx_bundle *b, const struct expr *guard,
-                                    bool *data)
+                                    bool *data, const struct expr **when)
 {
+	const struct expr *arm = dx_arm_cond(b), *dom;
 	*data = guard && e_has_data(guard);
-	if (!guard || *data)
-		return b->dom;
-	return e_and(L->cx, b->dom, guard);
+	dom = !guard || *data ? b->dom : e_and(L->cx, b->dom, guard);
+	*when = *data ? e_and(L->cx, dom, guard) : dom;
+	if (arm) {
+		*when = e_and(L->cx, *when, arm);
+		*data = true;
+	}
+	return dom;
+}
+
+/* Reads the elements of load in at addr into v[] (NULL for '_'), as the
+ * destination registers take them; dom, when and data as guard_dom gives
+ * them.  0 or -1. */
+static int load_at(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+                   const struct expr *addr, const struct expr *dom, const struct expr *when, bool data,
+                   const struct expr **v)
+{
+	struct ectx *cx = L->cx;
+	enum ptx_space sp = ptx_instr_space(in);
+	const struct ptx_operand *d = &in->ops[0];
+	unsigned n = ptx_instr_vec(in), esz = ptx_type_bits(in->type) / 8;
+	struct target t;
+	int r;
+	if (sp == PS_SHARED || (sp == PS_GENERIC && dx_shared_addr(L, addr))) {
+		t.kind = T_SHARED;
+		t.dom = dom;
+		if ((r = dx_shared_target(L, in, addr, when, n * esz, false, data, &t.off)) < 0)
+			return -1;
+	} else {
+		if (resolve(L, in, addr, &t) < 0)
+			return -1;
+		if (sp == PS_CONST && (!t.var || t.var->space != PS_CONST))
+			return dx_unsupported(L, in, "address", "ld.const of an address outside constant memory");
+		if ((r = bounds(L, in, when, &t, n * esz, false, data)) < 0)
+			return -1;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const struct ptx_operand *de = elem(d, i);
+		v[i] = NULL;
+		if (de->kind == PO_SINK)
+			continue;
+		enum ptx_type rt = reg_type(L, de);
+		enum etype et = et_for(in->type, rt);
+		if (et == ET_NONE)
+			return dx_unsupported(L, in, "load type", "a load of .%s", ptx_type_name(in->type));
+		if (r == 1) {
+			v[i] = e_undef(cx, etype_sort(et));
+		} else {
+			const struct expr *o = e_op2(cx, EOP_ADD, t.off, e_bv(cx, (uint64_t)i * esz, 64));
+			if (!(v[i] = read_value(L, b, in, &t, o, et)))
+				return -1;
+		}
+		sort_t rs = dx_sort_of(rt);
+		if (SORT_KIND(v[i]->sort) == SK_BV && SORT_KIND(rs) == SK_BV)
+			v[i] = e_resize(cx, v[i], SORT_WIDTH(rs), et == ET_S8 || et == ET_S16 || et == ET_S32);
+	}
+	return 0;
+}
+
+/* ---- addresses chosen by data ---------------------------------------------- */
+
+/* nvcc turns 'm = fmaxf(s[i], s[i + k])' into a select between the two
+ * addresses on a comparison of the values: an address that depends on
+ * data only through ite nodes is a choice between addresses that do not. */
+#define MAX_CHOICES 3                /* conditions a load may choose by */
+
+/* The condition of the first ite over data in address e, NULL if none. */
+static const struct expr *addr_choice(const struct expr *e)
+{
+	if (!e_has_data(e) || e->op == EOP_LOAD || e->op == EOP_ELEM || e->op == EOP_INPUT)
+		return NULL;
+	if (e->op == EOP_ITE && e_has_data(e->args[0]))
+		return e->args[0];
+	for (unsigned i = 0; i < e->nargs; i++) {
+		const struct expr *c = addr_choice(e->args[i]);
+		if (c)
+			return c;
+	}
+	return NULL;
+}
+
+/* e with every ite over c replaced by its then (side) or else arm. */
+static const struct expr *choose(struct ectx *cx, const struct expr *e, const struct expr *c, bool side)
+{
+	if (!e_has_data(e) || !e->nargs || e->op == EOP_LOAD)
+		return e;
+	if (e->op == EOP_ITE && e->args[0] == c)
+		return choose(cx, e->args[side ? 1 : 2], c, side);
+	const struct expr *a[E_MAX_ARGS];
+	bool same = true;
+	for (unsigned i = 0; i < e->nargs; i++) {
+		a[i] = choose(cx, e->args[i], c, side);
+		same &= a[i] == e->args[i];
+	}
+	return same ? e : e_op(cx, (enum eop)e->op, e->sort, e->u, e->nargs, a);
+}
+
+/* load_at, where addr may choose by data: each choice read under its
+ * condition (bounds included), the values merged by ite. */
+static int load_chosen(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+                       const struct expr *addr, const struct expr *dom, const struct expr *when, bool data,
+                       const struct expr **v, unsigned depth)
+{
+	struct ectx *cx = L->cx;
+	const struct expr *c = depth < MAX_CHOICES ? addr_choice(addr) : NULL;
+	if (!c)
+		return load_at(L, b, in, addr, dom, when, data, v);
+	const struct expr *vt[8], *vf[8];
+	if (load_chosen(L, b, in, choose(cx, addr, c, true), dom, e_and(cx, when, c), true, vt, depth + 1) < 0 ||
+	    load_chosen(L, b, in, choose(cx, addr, c, false), dom, e_and(cx, when, e_not(cx, c)), true, vf,
+	                depth + 1) < 0)
+		return -1;
+	for (unsigned i = 0; i < ptx_instr_vec(in); i++)
+		v[i] = vt[i] && vf[i] ? e_ite(cx, c, vt[i], vf[i]) : NULL;
+	return 0;
 }
 
 int dx_load(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
             const struct expr *guard)
 {
-	struct ectx *cx = L->cx;
 	enum ptx_space sp = ptx_instr_space(in);
 	if (sp == PS_PARAM)
 		return load_param(L, b, in);
@@ -384,50 +642,21 @@ int dx_load(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in
 	unsigned n = ptx_instr_vec(in), esz = ptx_type_bits(in->type) / 8;
 	if (check_shape(L, in, d, n, esz) < 0)
 		return -1;
+	if (n > 8)
+		return dx_unsupported(L, in, "operands", "a load of more than 8 elements");
 	const struct expr *addr = address(L, b, in, &in->ops[1]);
-	struct target t;
 	bool data;
-	const struct expr *dom = guard_dom(L, b, guard, &data);
+	const struct expr *when, *dom = guard_dom(L, b, guard, &data, &when), *v[8];
 	int r;
-	if (!addr)
+	if (!addr || addr_exact(L, in, addr) < 0)
 		return -1;
 	if (e_has_undef(addr) && (r = dx_undef_sink(L, in, b->dom, addr, "addresses memory with")) != 0)
 		return r < 0 ? -1 : 0;
-	if (sp == PS_SHARED || (sp == PS_GENERIC && dx_shared_addr(L, addr))) {
-		t.kind = T_SHARED;
-		t.dom = dom;
-		if ((r = dx_shared_target(L, in, addr, dom, n * esz, false, data, &t.off)) < 0)
+	if (load_chosen(L, b, in, addr, dom, when, data, v, 0) < 0)
+		return -1;
+	for (unsigned i = 0; i < n; i++)
+		if (v[i] && dx_set(L, b, in, elem(d, i), v[i]) < 0)
 			return -1;
-	} else {
-		if (resolve(L, in, addr, &t) < 0)
-			return -1;
-		if (sp == PS_CONST && (!t.var || t.var->space != PS_CONST))
-			return dx_unsupported(L, in, "address", "ld.const of an address outside constant memory");
-		if ((r = bounds(L, in, dom, &t, n * esz, false, data)) < 0)
-			return -1;
-	}
-	for (unsigned i = 0; i < n; i++) {
-		const struct ptx_operand *de = elem(d, i);
-		if (de->kind == PO_SINK)
-			continue;
-		enum ptx_type rt = reg_type(L, de);
-		enum etype et = et_for(in->type, rt);
-		if (et == ET_NONE)
-			return dx_unsupported(L, in, "load type", "a load of .%s", ptx_type_name(in->type));
-		const struct expr *v;
-		if (r == 1) {
-			v = e_undef(cx, etype_sort(et));
-		} else {
-			const struct expr *o = e_op2(cx, EOP_ADD, t.off, e_bv(cx, (uint64_t)i * esz, 64));
-			if (!(v = read_value(L, b, in, &t, o, et)))
-				return -1;
-		}
-		sort_t rs = dx_sort_of(rt);
-		if (SORT_KIND(v->sort) == SK_BV && SORT_KIND(rs) == SK_BV)
-			v = e_resize(cx, v, SORT_WIDTH(rs), et == ET_S8 || et == ET_S16 || et == ET_S32);
-		if (dx_set(L, b, in, de, v) < 0)
-			return -1;
-	}
 	return 0;
 }
 
@@ -451,8 +680,8 @@ static int store_shared(struct dx_launch *L, struct dx_bundle *b, const struct p
 	const struct ptx_operand *s = &in->ops[1];
 	unsigned n = ptx_instr_vec(in), esz = ptx_type_bits(in->type) / 8;
 	bool data;
-	const struct expr *dom = guard_dom(L, b, guard, &data), *off;
-	int r = dx_shared_target(L, in, addr, dom, n * esz, true, data, &off);
+	const struct expr *when, *dom = guard_dom(L, b, guard, &data, &when), *off;
+	int r = dx_shared_target(L, in, addr, when, n * esz, true, data, &off);
 	if (r != 0)
 		return r < 0 ? -1 : 0;
 	for (unsigned i = 0; i < n; i++) {
@@ -499,7 +728,7 @@ int dx_store(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *i
 		return -1;
 	const struct expr *addr = address(L, b, in, &in->ops[0]);
 	struct target t;
-	if (!addr)
+	if (!addr || addr_exact(L, in, addr) < 0)
 		return -1;
 	if (e_has_undef(addr)) {
 		int u = dx_undef_sink(L, in, b->dom, addr, "addresses memory with");
@@ -508,20 +737,21 @@ int dx_store(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *i
 	}
 	if (sp == PS_SHARED || (sp == PS_GENERIC && dx_shared_addr(L, addr)))
 		return store_shared(L, b, in, guard, addr);
-	if (resolve(L, in, addr, &t) < 0)
+	if (resolve_store(L, in, addr, &t) < 0)
 		return -1;
 	uint32_t vout = NO_VALUE;
 	for (uint32_t i = 0; t.kind == T_BUF && !t.var && i < L->l->nargs; i++)
 		if (L->l->args[i].is_ptr && L->l->args[i].vin == t.vin)
 			vout = L->l->args[i].vout;
-	if (vout == NO_VALUE)
-		return dx_unsupported(L, in, "store to a module variable",
-		                      "a store to a __device__ or __constant__ variable");
 	bool data;
-	const struct expr *dom = guard_dom(L, b, guard, &data);
-	int r = bounds(L, in, dom, &t, n * esz, true, data);
+	const struct expr *when, *dom = guard_dom(L, b, guard, &data, &when);
+	int r = bounds(L, in, when, &t, n * esz, true, data);
 	if (r != 0)
 		return r < 0 ? -1 : 0;
+	if (vout == NO_VALUE)
+		return dx_unsupported(L, in, "store to a module variable", "a store to %s variable '%s'",
+		                      t.var && t.var->space == PS_CONST ? "__constant__" : "__device__",
+		                      t.var ? t.var->name : "?");
 	for (unsigned i = 0; i < n; i++) {
 		const struct ptx_operand *se = elem(s, i);
 		if (se->kind == PO_SINK)
@@ -546,9 +776,10 @@ int dx_store(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *i
 		}
 		struct sym_write w = {
 			.value = vout, .dom = dom, .addr = o, .val = v, .et = et,
-			.seq = b->seq++, .line = in->line, .src_line = in->loc_line,
+			.seq = b->seq++, .line = in->line, .src_line = in->loc_line, .epoch = b->epoch,
 		};
 		VEC_PUSH(L->writes, w);
+		dx_global_access(L, b, in, t.vin, vout, dom, o, esz, false, !data);
 		struct dx_store *st = ARENA_NEW(&L->a, struct dx_store);
 		*st = (struct dx_store){ b->stores, t.vin, o, v, (guard && !data) ? guard : NULL, esz };
 		b->stores = st;
@@ -568,7 +799,7 @@ int dx_atomic_target(struct dx_launch *L, struct dx_bundle *b, const struct ptx_
 	if (space_check(L, in, sp) < 0)
 		return -1;
 	const struct expr *addr = address(L, b, in, aop);
-	if (!addr)
+	if (!addr || addr_exact(L, in, addr) < 0)
 		return -1;
 	if (e_has_undef(addr)) {
 		int u = dx_undef_sink(L, in, b->dom, addr, "addresses memory with");
@@ -579,16 +810,18 @@ int dx_atomic_target(struct dx_launch *L, struct dx_bundle *b, const struct ptx_
 	if (*shared)
 		return dx_shared_target(L, in, addr, dom, size, true, data_guard, off);
 	struct target t;
-	if (resolve(L, in, addr, &t) < 0)
+	if (resolve_store(L, in, addr, &t) < 0)
 		return -1;
 	*vout = NO_VALUE;
 	for (uint32_t i = 0; t.kind == T_BUF && !t.var && i < L->l->nargs; i++)
 		if (L->l->args[i].is_ptr && L->l->args[i].vin == t.vin)
 			*vout = L->l->args[i].vout;
-	if (*vout == NO_VALUE)
-		return dx_unsupported(L, in, "store to a module variable",
-		                      "an atomic on a __device__ or __constant__ variable");
 	*vin = t.vin;
 	*off = t.off;
-	return bounds(L, in, dom, &t, size, true, data_guard);
+	int r = bounds(L, in, dom, &t, size, true, data_guard);
+	if (r == 0 && *vout == NO_VALUE)
+		return dx_unsupported(L, in, "store to a module variable", "an atomic on %s variable '%s'",
+		                      t.var && t.var->space == PS_CONST ? "__constant__" : "__device__",
+		                      t.var ? t.var->name : "?");
+	return r;
 }

@@ -16,6 +16,9 @@
 #include <math.h>
 #include <string.h>
 
+/* The operand-width rule: registers and operands are at most 64 bits wide
+ * (expressions are); a wider type (.b128) has no sort (0), and every
+ * reader and writer of such an operand says so instead of building one. */
 sort_t dx_sort_of(enum ptx_type t)
 {
 	if (t == PT_PRED)
@@ -23,7 +26,15 @@ sort_t dx_sort_of(enum ptx_type t)
 	if (ptx_type_is_float(t))
 		return SORT_REAL;
 	unsigned bits = ptx_type_bits(t);
+	if (bits > 64)
+		return 0;
 	return SORT_BV(bits ? bits : 32);
+}
+
+static bool sort_fits(sort_t s)
+{
+	return s == SORT_BOOL || s == SORT_REAL ||
+	       (SORT_KIND(s) == SK_BV && SORT_WIDTH(s) >= 1 && SORT_WIDTH(s) <= 64);
 }
 
 /* Half precision bits to a double (finite values only). */
@@ -98,6 +109,21 @@ static enum etype et_like(bool is_float, unsigned bytes)
 	}
 }
 
+/* The bits of real e as float type ft, or the float of bits e: exact
+ * where an idiom shows the meaning (expr-bits.c), an opaque value tagged
+ * with instruction in otherwise. */
+static const struct expr *reinterp(struct dx_launch *L, const struct ptx_instr *in,
+                                   const struct expr *e, enum etype ft, const char *what)
+{
+	const struct expr *r = NULL;
+	if (in && ft != ET_NONE)
+		r = e_reinterp(L->cx, dx_opaque_tag(L, in, what), e, ft);
+	if (!r)
+		dx_unsupported(L, in, "bit reinterpretation", "reinterpreting the bits of %s",
+		               e->sort == SORT_REAL ? "a float as an integer" : "an integer as a float");
+	return r;
+}
+
 const struct expr *dx_coerce(struct dx_launch *L, const struct ptx_instr *in,
                              const struct expr *e, sort_t want)
 {
@@ -105,7 +131,17 @@ const struct expr *dx_coerce(struct dx_launch *L, const struct ptx_instr *in,
 	sort_t have = e->sort;
 	if (have == want)
 		return e;
+	if (!sort_fits(want)) {
+		dx_unsupported(L, in, "operand width", "an operand wider than 64 bits");
+		return NULL;
+	}
 	unsigned hk = SORT_KIND(have), wk = SORT_KIND(want);
+	if (dx_is_inf(e, 0) && wk == SK_BV && (SORT_WIDTH(want) == 32 || SORT_WIDTH(want) == 64)) {
+		bool neg = dx_is_inf(e, -1);   /* the bits of an infinity */
+		uint64_t bits = SORT_WIDTH(want) == 32 ? (neg ? 0xff800000u : 0x7f800000u)
+		                                       : (neg ? 0xfff0000000000000ull : 0x7ff0000000000000ull);
+		return e_bv(cx, bits, SORT_WIDTH(want));
+	}
 	if (e->op == EOP_UNDEF)
 		return e_undef(cx, want);
 	if (hk == SK_BV && wk == SK_BV)
@@ -123,19 +159,15 @@ const struct expr *dx_coerce(struct dx_launch *L, const struct ptx_instr *in,
 			if (t != ET_NONE && etype_size(e->et) * 8 == w)
 				return e_load(cx, e->space, t, e->args[0]);
 		}
-		dx_unsupported(L, in, "bit reinterpretation",
-		               "reinterpreting the bits of an integer as a float");
-		return NULL;
+		return reinterp(L, in, e, et_like(true, w / 8), "bit reinterpretation");
 	}
 	if (hk == SK_REAL && wk == SK_BV) {
 		unsigned w = SORT_WIDTH(want);
 		if (e->op == EOP_REAL && (w == 32 || w == 64))
 			return e_bv(cx, real_bits(e->d, w), w);
-		if (e->op == EOP_LOAD && etype_is_float(e->et) && etype_size(e->et) * 8 == w)
-			return e_load(cx, e->space, et_like(false, etype_size(e->et)), e->args[0]);
-		dx_unsupported(L, in, "bit reinterpretation",
-		               "reinterpreting the bits of a float as an integer");
-		return NULL;
+		/* the bits of a float load stay tied to the float read (not an
+		 * integer load: that would resolve as an integer input) */
+		return reinterp(L, in, e, et_like(true, w / 8), "bit reinterpretation");
 	}
 	dx_unsupported(L, in, "operand sort", "an operand of the wrong kind");
 	return NULL;
@@ -183,9 +215,23 @@ static const struct expr *sreg(struct dx_launch *L, const struct ptx_instr *in, 
 		uint64_t t = (uint64_t)L->geom.ntid[0] * L->geom.ntid[1] * L->geom.ntid[2];
 		return e_bv(cx, (t + 31) / 32, 32);
 	}
+	if (!dot && n > 9 && !strncmp(name, "lanemask_", 9)) {
+		const struct expr *lane = e_op2(cx, EOP_AND, linear_tid(L), e_bv(cx, 31, 32));
+		const struct expr *bit = e_op2(cx, EOP_SHL, e_bv(cx, 1, 32), lane);
+		const struct expr *lt = e_op2(cx, EOP_SUB, bit, e_bv(cx, 1, 32));
+		const struct expr *le = e_op2(cx, EOP_OR, lt, bit);
+		const char *k = name + 9;
+		if (!strcmp(k, "eq")) return bit;
+		if (!strcmp(k, "lt")) return lt;
+		if (!strcmp(k, "le")) return le;
+		if (!strcmp(k, "gt")) return e_op1(cx, EOP_NOT, SORT_BV(32), 0, le);
+		if (!strcmp(k, "ge")) return e_op1(cx, EOP_NOT, SORT_BV(32), 0, lt);
+	}
+	if (!dot && IS("dynamic_smem_size"))
+		return e_bv(cx, L->l->shmem, 32);
 #undef IS
-	dx_unsupported(L, in, "special register", "special register '%%%s'", name);
-	return NULL;
+	/* %clock, %smid, %globaltimer, ...: no value in the model */
+	return dx_opaque_sreg(L, in, name);
 }
 
 const struct expr *dx_get_raw(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
@@ -199,8 +245,14 @@ const struct expr *dx_get_raw(struct dx_launch *L, struct dx_bundle *b, const st
 			return NULL;
 		}
 		const struct expr *v = b->regs[op->reg];
-		if (!v)
-			v = e_undef(cx, dx_sort_of(L->fn->regs[op->reg].type));
+		if (!v) {
+			sort_t rs = dx_sort_of(L->fn->regs[op->reg].type);
+			if (!rs) {
+				dx_unsupported(L, in, "operand width", "register '%s' is wider than 64 bits", op->name);
+				return NULL;
+			}
+			v = e_undef(cx, rs);
+		}
 		if (op->neg) {
 			if (v->sort != SORT_BOOL) {
 				dx_unsupported(L, in, "operand", "'!' on a register that is not a predicate");
@@ -217,6 +269,8 @@ const struct expr *dx_get_raw(struct dx_launch *L, struct dx_bundle *b, const st
 	case PO_FIMM:
 		return dx_real_bits(L, in, op->bits, op->fwidth);
 	case PO_SYM: {
+		if (!strcmp(op->name, "WARP_SZ"))      /* PTX's predefined constant: warpSize */
+			return e_bv(cx, 32, 32);
 		for (unsigned i = 0; i < L->fn->nvars; i++)
 			if (strcmp(L->fn->vars[i].name, op->name) == 0)
 				return e_var(cx, DX_SYMVAR(DX_FNVAR | i), SORT_BV(64));
@@ -236,6 +290,10 @@ const struct expr *dx_get(struct dx_launch *L, struct dx_bundle *b, const struct
                           const struct ptx_operand *op, sort_t want)
 {
 	struct ectx *cx = L->cx;
+	if (!sort_fits(want)) {
+		dx_unsupported(L, in, "operand width", "an operand wider than 64 bits");
+		return NULL;
+	}
 	if (op->kind == PO_IMM) {
 		if (SORT_KIND(want) == SK_BV)
 			return e_bv(cx, (uint64_t)op->imm, SORT_WIDTH(want));
@@ -286,6 +344,8 @@ int dx_set(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
 	if (op->kind != PO_REG || op->reg < 0 || (unsigned)op->reg >= L->fn->nregs)
 		return dx_unsupported(L, in, "destination", "a destination that is not a register");
 	sort_t rs = dx_sort_of(L->fn->regs[op->reg].type);
+	if (!rs)
+		return dx_unsupported(L, in, "operand width", "register '%s' is wider than 64 bits", op->name);
 	if (SORT_KIND(rs) == SK_BV && SORT_KIND(v->sort) == SK_BV && rs != v->sort)
 		v = e_resize(L->cx, v, SORT_WIDTH(rs), false);
 	b->regs[op->reg] = v;

@@ -1,6 +1,7 @@
 /*
  * race.c: races on shared memory within one barrier epoch (paper 3.3.3),
- * and the thread-pair queries they need.
+ * races of plain stores with atomics in global memory, and the
+ * thread-pair queries they need.
  *
  * A pair query renames the threads of one expression to a second thread
  * of the same block (TID leaves become variables bounded by the block;
@@ -8,16 +9,23 @@
  * both at once; the second thread's coordinates come from a second query
  * with the first one fixed.  Two accesses race when, in one epoch, two
  * different threads of a block touch overlapping bytes and one of them
- * writes: in different warps that is a "shared-race"; in one warp without
- * a bar.warp.sync between them (same warp epoch) it is "warp-sync".  A
+ * writes (or one is an atomic and the other a plain access): in
+ * different warps that is a "shared-race"; in one warp without a
+ * bar.warp.sync between them (same warp epoch) it is "warp-sync".  A
  * thread reading its own write is never a race.
+ *
+ * In global memory only a plain store beside an atomic is checked (the
+ * back-projection orders them by barrier epochs within a block): the
+ * second thread is renamed in both coordinates, and a pair of different
+ * blocks, or of one block in one epoch, is a "global-race".
  */
 #include "dexec.h"
 
 #include <inttypes.h>
 #include <string.h>
 
-#define T2VAR(d)  ((0xD2ull << 40) | (uint64_t)(d))
+#define T2VAR(d)  DX_T2VAR(d)
+#define C2VAR(d)  ((0xD2ull << 40) | 0x10u | (uint64_t)(d))
 
 static const struct expr *tid_to_var(struct ectx *cx, const struct expr *e, void *user)
 {
@@ -32,6 +40,19 @@ static const struct expr *var_to_tid(struct ectx *cx, const struct expr *e, void
 	(void)user;
 	if (e->op == EOP_VAR && (e->u >> 40) == 0xD2 && (e->u & 0xff) < 3)
 		return e_tid(cx, (unsigned)(e->u & 0xff));
+	if (e->op == EOP_VAR && (e->u >> 40) == 0xD2 && (e->u & 0xff) >= 0x10 && (e->u & 0xff) < 0x13)
+		return e_ctaid(cx, (unsigned)(e->u & 0xf));
+	return NULL;
+}
+
+/* Both coordinates renamed: a second thread anywhere in the grid. */
+static const struct expr *thread_to_var(struct ectx *cx, const struct expr *e, void *user)
+{
+	(void)user;
+	if (e->op == EOP_TID && e->u < 3)
+		return e_var(cx, T2VAR(e->u), SORT_BV(32));
+	if (e->op == EOP_CTAID && e->u < 3)
+		return e_var(cx, C2VAR(e->u), SORT_BV(32));
 	return NULL;
 }
 
@@ -92,8 +113,8 @@ static const struct expr *warp_of(struct dx_launch *L, bool other)
 static const char *where(struct dx_launch *L, const struct dx_acc *a)
 {
 	const char *src = dx_src(L, a->in);
-	return arena_printf(&L->a, "%s at PTX line %u%s%s", a->write ? "write" : "read", a->in->line,
-	                    src ? ", " : "", src ? src : "");
+	return arena_printf(&L->a, "%s at PTX line %u%s%s", a->write ? "write" : a->atomic ? "atomic" : "read",
+	                    a->in->line, src ? ", " : "", src ? src : "");
 }
 
 static void report(struct dx_launch *L, const char *cls, const struct dx_acc *a, const struct dx_acc *b,
@@ -111,7 +132,7 @@ static void report(struct dx_launch *L, const char *cls, const struct dx_acc *a,
 		                    : "warp-synchronous access without __syncwarp",
 		c1[0], c1[1], c1[2], t1[0], t1[1], t1[2], where(L, a), x1, t2[0], t2[1], t2[2], where(L, b), x2,
 		cross ? "" : ", threads of one warp");
-	const struct ptx_instr *in = a->write ? a->in : b->in;
+	const struct ptx_instr *in = a->write || (a->atomic && !b->write) ? a->in : b->in;
 	dx_finding(L, in, cls, t1, c1, NO_VALUE, x1, msg);
 	struct sym_finding *f = &L->findings.items[L->findings.len - 1];
 	f->has_thread2 = true;
@@ -129,12 +150,32 @@ void dx_race_check(struct dx_launch *L, const struct dx_acc *acc, size_t n, bool
 	const struct expr *same_tid = e_bool(cx, true);
 	for (unsigned d = 0; d < 3; d++)
 		same_tid = e_and(cx, same_tid, e_op2(cx, EOP_EQ, e_tid(cx, d), e_var(cx, T2VAR(d), SORT_BV(32))));
+	struct dx_race_enum *re = dx_race_enum_new(L, acc, n, found);
 	for (size_t i = 0; i < n; i++) {
 		for (size_t j = i; j < n; j++) {
+			if (dx_out_of_time(L))
+				goto out;
 			const struct dx_acc *a = &acc[i], *b = &acc[j];
-			if (!a->write && !b->write)
+			/* two reads or two atomics: no race */
+			if (!a->write && !b->write && a->atomic == b->atomic)
 				continue;
 			if (found[0] && (found[1] || a->sub != b->sub))
+				continue;
+			/* settled by trying every thread of a block? */
+			uint32_t t1[3], c1[3] = { 0, 0, 0 }, t2[3];
+			int e0 = found[0] ? 0 : dx_race_enum_pair(re, i, j, 0, t1, t2);
+			if (e0 == 1) {
+				report(L, "shared-race", a, b, t1, c1, t2);
+				found[0] = true;
+			}
+			int e1 = found[1] || a->sub != b->sub ? 0 : dx_race_enum_pair(re, i, j, 1, t1, t2);
+			if (e1 == 1) {
+				report(L, "warp-sync", a, b, t1, c1, t2);
+				found[1] = true;
+			}
+			if (found[0] && found[1])
+				goto out;
+			if (e0 >= 0 && e1 >= 0)
 				continue;
 			const struct expr *o2 = dx_other(L, b->off);
 			const struct expr *ov = e_and(cx,
@@ -142,18 +183,133 @@ void dx_race_check(struct dx_launch *L, const struct dx_acc *acc, size_t n, bool
 				e_op2(cx, EOP_ULT, o2, e_op2(cx, EOP_ADD, a->off, e_bv(cx, a->size, 64))));
 			const struct expr *base = e_and(cx, e_and(cx, a->dom, dx_other(L, b->dom)),
 			                                e_and(cx, ov, e_not(cx, same_tid)));
-			uint32_t t1[3], c1[3], t2[3];
-			if (!found[0] && dx_sat2(L, e_and(cx, base, e_not(cx, same_warp)), t1, c1, t2) == SMT_SAT) {
+			if (!found[0] && e0 < 0 &&
+			    dx_sat2(L, e_and(cx, base, e_not(cx, same_warp)), t1, c1, t2) == SMT_SAT) {
 				report(L, "shared-race", a, b, t1, c1, t2);
 				found[0] = true;
 			}
-			if (!found[1] && a->sub == b->sub &&
+			if (!found[1] && e1 < 0 && a->sub == b->sub &&
 			    dx_sat2(L, e_and(cx, base, same_warp), t1, c1, t2) == SMT_SAT) {
 				report(L, "warp-sync", a, b, t1, c1, t2);
 				found[1] = true;
 			}
 			if (found[0] && found[1])
+				goto out;
+		}
+	}
+out:
+	dx_race_enum_free(re);
+}
+
+/* ---- global memory: plain stores beside atomics ---------------------------- */
+
+void dx_global_access(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+                      uint32_t vin, uint32_t vout, const struct expr *dom, const struct expr *off,
+                      unsigned size, bool atomic, bool sure)
+{
+	struct dx_gacc a = { vout, vin, dom, off, size, b->epoch, atomic, sure && !e_has_data(dom), in };
+	/* the same access of a bundle split from another is made once */
+	size_t from = L->gacc.len > 64 ? L->gacc.len - 64 : 0;
+	for (size_t i = from; i < L->gacc.len; i++) {
+		const struct dx_gacc *g = &L->gacc.items[i];
+		if (g->vout == vout && g->dom == dom && g->off == off && g->size == size &&
+		    g->epoch == a.epoch && g->atomic == atomic && g->sure == a.sure && g->in == in)
+			return;
+	}
+	VEC_PUSH(L->gacc, a);
+}
+
+#define GRACE_MAX_QUERIES 256   /* store-atomic pairs asked about per launch */
+
+/* Is there a pair with cond (over the thread and the renamed second
+ * thread anywhere in the grid)?  On SAT, both threads. */
+static enum smt_result sat_grid2(struct dx_launch *L, const struct expr *cond, uint32_t t1[3],
+                                 uint32_t c1[3], uint32_t t2[3], uint32_t c2[3])
+{
+	struct ectx *cx = L->cx;
+	const struct expr *bnd = e_bool(cx, true);
+	for (unsigned d = 0; d < 3; d++) {
+		bnd = e_and(cx, bnd, e_op2(cx, EOP_ULT, e_var(cx, T2VAR(d), SORT_BV(32)),
+		                           e_bv(cx, L->geom.ntid[d], 32)));
+		bnd = e_and(cx, bnd, e_op2(cx, EOP_ULT, e_var(cx, C2VAR(d), SORT_BV(32)),
+		                           e_bv(cx, L->geom.nctaid[d], 32)));
+	}
+	enum smt_result r = dx_sat(L, e_and(cx, cond, bnd), t1, c1);
+	if (r != SMT_SAT)
+		return r;
+	/* the first thread fixed, the second becomes the thread asked for */
+	const struct expr *c = e_subst(cx, e_at_thread(cx, cond, t1, c1), var_to_tid, NULL);
+	return dx_sat(L, c, t2, c2) == SMT_SAT ? SMT_SAT : SMT_UNKNOWN;
+}
+
+static void grace_report(struct dx_launch *L, const struct dx_gacc *p, const struct dx_gacc *a,
+                         bool cross, const uint32_t t1[3], const uint32_t c1[3],
+                         const uint32_t t2[3], const uint32_t c2[3])
+{
+	struct ectx *cx = L->cx;
+	const struct expr *o1 = e_at_thread(cx, p->off, t1, c1);
+	const struct expr *o2 = e_at_thread(cx, a->off, t2, c2);
+	int64_t x1 = o1->op == EOP_BV ? (int64_t)o1->u : -1, x2 = o2->op == EOP_BV ? (int64_t)o2->u : -1;
+	const char *s1 = dx_src(L, p->in), *s2 = dx_src(L, a->in);
+	char *msg = arena_printf(&L->a,
+		"kernel '%s': global-memory race: a plain store and an atomic update of %s that %s: "
+		"thread (%u,%u,%u) of block (%u,%u,%u) stores %u bytes at byte offset %" PRId64
+		" (PTX line %u%s%s) and thread (%u,%u,%u) of block (%u,%u,%u) updates %u bytes at byte "
+		"offset %" PRId64 " atomically (PTX line %u%s%s)",
+		L->l->kernel, dx_value_name(L, p->vin),
+		cross ? "no barrier orders (threads of different blocks: there is no grid-wide barrier)"
+		      : "no barrier orders (one barrier epoch of one block)",
+		t1[0], t1[1], t1[2], c1[0], c1[1], c1[2], p->size, x1, p->in->line, s1 ? ", " : "",
+		s1 ? s1 : "", t2[0], t2[1], t2[2], c2[0], c2[1], c2[2], a->size, x2, a->in->line,
+		s2 ? ", " : "", s2 ? s2 : "");
+	dx_finding(L, p->in, "global-race", t1, c1, p->vin, x1, msg);
+	struct sym_finding *f = &L->findings.items[L->findings.len - 1];
+	f->has_thread2 = true;
+	memcpy(f->tid2, t2, sizeof f->tid2);
+	memcpy(f->ctaid2, c2, sizeof f->ctaid2);
+	L->grace_found = true;
+}
+
+void dx_global_race_check(struct dx_launch *L)
+{
+	struct ectx *cx = L->cx;
+	unsigned queries = 0;
+	const struct expr *same_block = e_bool(cx, true), *same_thread;
+	for (unsigned d = 0; d < 3; d++)
+		same_block = e_and(cx, same_block, e_op2(cx, EOP_EQ, e_ctaid(cx, d), e_var(cx, C2VAR(d), SORT_BV(32))));
+	same_thread = same_block;
+	for (unsigned d = 0; d < 3; d++)
+		same_thread = e_and(cx, same_thread, e_op2(cx, EOP_EQ, e_tid(cx, d), e_var(cx, T2VAR(d), SORT_BV(32))));
+	for (size_t i = 0; i < L->gacc.len && !L->grace_found; i++) {
+		const struct dx_gacc *p = &L->gacc.items[i];
+		if (p->atomic || !p->sure)
+			continue;
+		for (size_t j = 0; j < L->gacc.len && !L->grace_found; j++) {
+			const struct dx_gacc *a = &L->gacc.items[j];
+			if (!a->atomic || !a->sure || a->vout != p->vout)
+				continue;
+			if (++queries > GRACE_MAX_QUERIES)
 				return;
+			if (dx_out_of_time(L))
+				return;
+			const struct expr *o2 = e_subst(cx, a->off, thread_to_var, NULL);
+			const struct expr *ov = e_and(cx,
+				e_op2(cx, EOP_ULT, p->off, e_op2(cx, EOP_ADD, o2, e_bv(cx, a->size, 64))),
+				e_op2(cx, EOP_ULT, o2, e_op2(cx, EOP_ADD, p->off, e_bv(cx, p->size, 64))));
+			const struct expr *base = e_and(cx, e_and(cx, p->dom, e_subst(cx, a->dom, thread_to_var, NULL)), ov);
+			uint32_t t1[3], c1[3], t2[3], c2[3];
+			/* threads of two blocks: nothing orders them */
+			if (sat_grid2(L, e_and(cx, base, e_not(cx, same_block)), t1, c1, t2, c2) == SMT_SAT) {
+				grace_report(L, p, a, true, t1, c1, t2, c2);
+				break;
+			}
+			/* two threads of one block in one epoch */
+			if (p->epoch == a->epoch &&
+			    sat_grid2(L, e_and(cx, base, e_and(cx, same_block, e_not(cx, same_thread))), t1, c1, t2,
+			              c2) == SMT_SAT) {
+				grace_report(L, p, a, false, t1, c1, t2, c2);
+				break;
+			}
 		}
 	}
 }

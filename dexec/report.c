@@ -1,7 +1,8 @@
 /*
- * report.c: what dexec tells people about a launch: "unsupported" reasons
- * and findings, with messages that name the kernel, the PTX line and the
- * .cu line (from .loc), so that a reader can go straight to the source.
+ * report.c: what dexec tells people about a launch: "unsupported" reasons,
+ * findings and timeouts, with messages that name the kernel, the PTX line
+ * and the .cu line (from .loc), so that a reader can go straight to the
+ * source.
  */
 #include "dexec.h"
 
@@ -11,11 +12,12 @@
 
 const char *dx_src(struct dx_launch *L, const struct ptx_instr *in)
 {
-	if (!in || !in->loc_line || in->loc_file >= L->mod->nfiles || !L->mod->files[in->loc_file])
+	const char *f;
+	unsigned line;
+	if (!ptx_user_loc(L->mod, in, &f, &line))
 		return NULL;
-	const char *f = L->mod->files[in->loc_file];
 	const char *slash = strrchr(f, '/');
-	return arena_printf(&L->a, "%s:%u", slash ? slash + 1 : f, in->loc_line);
+	return arena_printf(&L->a, "%s:%u", slash ? slash + 1 : f, line);
 }
 
 const char *dx_instr_name(struct dx_launch *L, const struct ptx_instr *in)
@@ -30,11 +32,10 @@ const char *dx_instr_name(struct dx_launch *L, const struct ptx_instr *in)
 	return s;
 }
 
-static const char *src_path(struct dx_launch *L, const struct ptx_instr *in)
+static const char *src_path(struct dx_launch *L, const struct ptx_instr *in, unsigned *line)
 {
-	if (!in || !in->loc_line || in->loc_file >= L->mod->nfiles)
-		return NULL;
-	return L->mod->files[in->loc_file];
+	const char *f;
+	return ptx_user_loc(L->mod, in, &f, line) ? f : NULL;
 }
 
 const char *dx_value_name(struct dx_launch *L, uint32_t value)
@@ -49,11 +50,45 @@ const char *dx_value_name(struct dx_launch *L, uint32_t value)
 	return arena_printf(&L->a, "value %u", value);
 }
 
+int dx_timeout(struct dx_launch *L)
+{
+	if (L->timeout || L->unsup)
+		return -1;
+	L->timeout = true;
+	const struct ptx_instr *in = L->cur;
+	const char *src = dx_src(L, in);
+	const char *phase = L->phase ? L->phase : "executing";
+	L->to.prog = L->l->prog;
+	L->to.launch = L->id;
+	L->to.kernel = L->l->kernel;
+	L->to.line = in ? in->line : 0;
+	L->to.doing = phase;
+	const char *at = !in ? "" :
+	                 arena_printf(&L->a, " '%s' at PTX line %u%s%s%s", dx_instr_name(L, in), in->line,
+	                              src ? " (" : "", src ? src : "", src ? ")" : "");
+	L->to.message = arena_printf(&L->a, "kernel '%s': the budget ran out while %s%s, after %llu steps "
+	                             "over %u logical threads", L->l->kernel, phase, at,
+	                             (unsigned long long)L->steps, L->nbundles);
+	return -1;
+}
+
+bool dx_out_of_time(struct dx_launch *L)
+{
+	if (L->timeout)
+		return true;
+	if (!deadline_tick(&L->dl))
+		return false;
+	dx_timeout(L);
+	return true;
+}
+
 int dx_unsupported(struct dx_launch *L, const struct ptx_instr *in, const char *what,
                    const char *fmt, ...)
 {
-	if (L->unsup)
+	if (L->unsup || L->timeout)
 		return -1;
+	if (deadline_passed(L->opts->deadline))
+		return dx_timeout(L);
 	char detail[512] = "";
 	if (fmt) {
 		va_list ap;
@@ -89,8 +124,9 @@ void dx_finding(struct dx_launch *L, const struct ptx_instr *in, const char *cls
 	f.launch = L->id;
 	f.kernel = L->l->kernel;
 	f.line = in ? in->line : 0;
-	f.src_file = src_path(L, in);
-	f.src_line = f.src_file ? in->loc_line : 0;
+	unsigned line = 0;
+	f.src_file = src_path(L, in, &line);
+	f.src_line = f.src_file ? line : 0;
 	if (tid && ctaid) {
 		f.has_thread = true;
 		memcpy(f.tid, tid, sizeof f.tid);

@@ -5,21 +5,35 @@
  * mathematical function, and the idiom's other instructions by nops, so
  * that the bit tricks and data-dependent branches inside never run.
  *
- * Matching is by data flow, not by text: the idiom's instructions are
- * matched in order (opcode, modifiers but .ftz, every operand), template
- * registers bind one-to-one to program registers, a template constant
- * matches an equal immediate or a register whose only definition is a mov
- * of that constant.  Between matched instructions the program may have
- * constant movs and, in branch-free idioms, unrelated instructions that
- * neither read nor write a bound register.  A match counts only if:
- * branches inside it go where the template's go and none from outside
- * lands inside it; the input is not written inside; every register the
- * idiom computes besides its result is read by the idiom alone (so that
- * removing it changes nothing else); for expf, whose result is the
- * product of %o and the scale %s, every reader of either multiplies the
- * two (then %o becomes exp(x) and %s becomes 1).  What does not match
- * stays as it is, and its bit reinterpretations make the launch
- * unsupported: never wrong math.
+ * Matching is by data flow, not by instruction order.  Each template
+ * instruction is matched (opcode, modifiers but .ftz, every operand, up to
+ * the order of the operands of a float add/mul/fma) to a program
+ * instruction that reads the program register bound to one of its inputs;
+ * template registers bind one-to-one to program registers, and a template
+ * constant matches an equal immediate or a register whose only definition
+ * is a mov of that constant.  The program may place the instructions in
+ * any order that keeps the idiom's data flow: within one of the
+ * template's basic blocks, two instructions that touch one register, one
+ * of them writing it, keep their order; the blocks keep theirs, split by
+ * the template's branches and labels, which must map to program branches
+ * and targets.  So an idiom interleaved with other code, or unrolled
+ * (four copies side by side in a float4 loop), is found; and the join of
+ * an idiom's internal branch (the two ranges of erff) may be reached
+ * through unconditional branches (where it is also the join of an
+ * enclosing branch on data).
+ *
+ * A match counts only if, over the window from its first instruction to
+ * its last: the other instructions neither write a register the idiom
+ * binds nor read one but its inputs, are no branches, and none depends on
+ * one of the idiom's branches (when those become nops everything left in
+ * the window runs unconditionally) unless it is a constant mov; no branch
+ * from outside lands inside; every register the idiom computes besides its
+ * result is read by the idiom alone (so that removing it changes nothing
+ * else); for expf, whose result is the product of %o and the scale %s,
+ * every reader of either multiplies the two, after the idiom (then %o
+ * becomes exp(x) and %s becomes 1).  The pseudo-instruction takes the
+ * window's last place.  What does not match stays as it is, and its bit
+ * reinterpretations make the launch unsupported: never wrong math.
  */
 #include "dexec.h"
 
@@ -46,20 +60,26 @@ static const struct idiom idioms[] = {
 	{ "pow_fast", EF_POW, false, "%x", "%y", "%o", NULL },
 };
 #define NIDIOMS (sizeof idioms / sizeof idioms[0])
-#define MAX_SKIP 24
+#define MAX_STEPS 4096               /* search steps per starting instruction */
 
 /* What the function does with each register. */
 struct use {
 	unsigned *ndefs, *nreads;
 	int *cdef;                   /* the instruction of a constant's only def, or -1 */
+	unsigned *rofs, *rlist, *nr; /* the nr[r] readers of register r from rlist[rofs[r]] */
+	unsigned *last;              /* scratch: the last reader listed */
 };
 
 struct tmpl {
 	const struct idiom *id;
 	const struct ptx_func *t;
 	int x, y, o, s;              /* template register indices, -1 if none */
-	bool branchy;
+	unsigned *blk;               /* instruction -> basic block of the template */
+	bool *order;                 /* [i * n + j], i < j: j must follow i in the program */
+	bool *branch;                /* instruction is a bra */
 };
+
+struct lab { unsigned t, p, at; };   /* template target, program target, program branch */
 
 struct match {
 	const struct ptx_func *f;    /* the program */
@@ -68,8 +88,11 @@ struct match {
 	int *tb, *pb;                /* template reg -> program reg + 1, and back */
 	int *trail; unsigned ntrail;
 	unsigned *pos;               /* template instr -> program instr */
-	struct { unsigned t, p; } *lab; unsigned nlab;
-	unsigned window_end;
+	struct lab *lab; unsigned nlab;
+	bool *matched, *kill, *done; /* per program instruction */
+	unsigned *cnt;               /* per program register, scratch */
+	unsigned lo, hi;             /* the window: first and last matched instruction */
+	unsigned steps;
 };
 
 /* ---- reads and writes ------------------------------------------------------ */
@@ -113,10 +136,28 @@ static void count(void *user, int reg, bool write)
 		u->nreads[reg]++;
 }
 
+/* Lists the distinct readers of each register. */
+struct fill { struct use *u; unsigned at; };
+
+static void fill_reader(void *user, int reg, bool write)
+{
+	struct fill *c = user;
+	struct use *u = c->u;
+	if (write || u->last[reg] == c->at)
+		return;                  /* read twice by one instruction: one reader */
+	u->last[reg] = c->at;
+	u->rlist[u->rofs[reg] + u->nr[reg]++] = c->at;
+}
+
 static bool is_const_mov(const struct ptx_instr *in)
 {
 	return !strcmp(in->opcode, "mov") && !in->guard && in->nops == 2 && in->ops[0].kind == PO_REG &&
 	       in->ops[0].reg >= 0 && (in->ops[1].kind == PO_IMM || in->ops[1].kind == PO_FIMM);
+}
+
+static bool is_nop(const struct ptx_instr *in)
+{
+	return !strcmp(in->opcode, DX_OP_NOP);
 }
 
 static void analyse(const struct ptx_func *f, struct use *u)
@@ -125,8 +166,18 @@ static void analyse(const struct ptx_func *f, struct use *u)
 	memset(u->nreads, 0, f->nregs * sizeof *u->nreads);
 	for (unsigned i = 0; i < f->ninstrs; i++)
 		instr_regs(&f->instrs[i], count, u);
-	for (unsigned r = 0; r < f->nregs; r++)
+	/* readers: room for every read, then the distinct ones listed */
+	for (unsigned r = 0; r < f->nregs; r++) {
 		u->cdef[r] = -1;
+		u->rofs[r + 1] = u->rofs[r] + u->nreads[r];
+		u->nr[r] = 0;
+		u->last[r] = UINT32_MAX;
+	}
+	struct fill c = { u, 0 };
+	for (unsigned i = 0; u->rlist && i < f->ninstrs; i++) {
+		c.at = i;
+		instr_regs(&f->instrs[i], fill_reader, &c);
+	}
 	for (unsigned i = 0; i < f->ninstrs; i++) {
 		const struct ptx_instr *in = &f->instrs[i];
 		if (is_const_mov(in) && u->ndefs[in->ops[0].reg] == 1)
@@ -238,6 +289,8 @@ static bool match_ops(struct match *M, const struct ptx_instr *t, const struct p
 	return true;
 }
 
+/* Matches t to p under the bindings so far, adding bindings (undone on
+ * failure). */
 static bool match_instr(struct match *M, const struct ptx_instr *t, const struct ptx_instr *p)
 {
 	if (strcmp(t->opcode, p->opcode) || !same_mods(t, p) || t->nops != p->nops ||
@@ -258,9 +311,90 @@ static bool match_instr(struct match *M, const struct ptx_instr *t, const struct
 	return false;
 }
 
-/* ---- skipping and checking ------------------------------------------------------- */
+/* ---- the search ----------------------------------------------------------------- */
 
-struct touch { const struct match *M; bool bad; };
+struct anchor { const struct match *M; int best; unsigned n; };
+
+static void pick_anchor(void *user, int reg, bool write)
+{
+	struct anchor *a = user;
+	const struct match *M = a->M;
+	if (write || !M->tb[reg])
+		return;
+	int p = M->tb[reg] - 1;
+	unsigned n = M->u->nr[p];
+	if (a->best < 0 || n < a->n) {
+		a->best = p;
+		a->n = n;
+	}
+}
+
+/* How far from the first matched instruction the others may be. */
+static unsigned reach(const struct tmpl *T)
+{
+	return 4 * T->t->ninstrs + 48;
+}
+
+/* May template instruction j be program instruction p, given the places
+ * of 0..j-1? */
+static bool placeable(const struct match *M, unsigned j, unsigned p)
+{
+	const struct tmpl *T = M->T;
+	unsigned n = T->t->ninstrs;
+	if (M->matched[p] || M->done[p] || strcmp(T->t->instrs[j].opcode, M->f->instrs[p].opcode))
+		return false;
+	unsigned d = p > M->pos[0] ? p - M->pos[0] : M->pos[0] - p;
+	if (d > reach(T))
+		return false;
+	for (unsigned k = 0; k < j; k++)
+		if ((T->blk[k] < T->blk[j] || T->order[k * n + j]) && M->pos[k] >= p)
+			return false;
+	return true;
+}
+
+static bool finish(struct match *M);
+
+static bool search(struct match *M, unsigned j)
+{
+	const struct ptx_func *t = M->T->t;
+	if (j == t->ninstrs)
+		return finish(M);
+	if (++M->steps > MAX_STEPS)
+		return false;
+	const struct ptx_instr *ti = &t->instrs[j];
+	struct anchor a = { M, -1, 0 };
+	instr_regs(ti, pick_anchor, &a);
+	if (a.best < 0)
+		return false;
+	const struct use *u = M->u;
+	for (unsigned k = u->rofs[a.best]; k < u->rofs[a.best] + u->nr[a.best]; k++) {
+		unsigned p = u->rlist[k];
+		if (!placeable(M, j, p))
+			continue;
+		unsigned mark = M->ntrail, nlab = M->nlab;
+		if (!match_instr(M, ti, &M->f->instrs[p]))
+			continue;
+		for (unsigned l = nlab; l < M->nlab; l++)
+			M->lab[l].at = p;
+		M->pos[j] = p;
+		M->matched[p] = true;
+		if (search(M, j + 1))
+			return true;
+		M->matched[p] = false;
+		unbind_to(M, mark);
+		M->nlab = nlab;
+		if (M->steps > MAX_STEPS)
+			return false;
+	}
+	return false;
+}
+
+/* ---- checking a whole match ---------------------------------------------------------- */
+
+/* An instruction of the window that is not the idiom's (at p) may read
+ * the inputs, and write them before the idiom first reads them (first);
+ * no other register the idiom binds. */
+struct touch { const struct match *M; unsigned p, first[2]; bool bad; };
 
 static void touches_bound(void *user, int reg, bool write)
 {
@@ -269,8 +403,17 @@ static void touches_bound(void *user, int reg, bool write)
 	int t = M->pb[reg] - 1;
 	if (t < 0)
 		return;
-	if (write || (t != M->T->x && t != M->T->y))
+	int in = t == M->T->x ? 0 : t == M->T->y ? 1 : -1;
+	if (in < 0 || (write && c->p > c->first[in]))
 		c->bad = true;
+}
+
+struct reads_reg { int reg; bool hit; };
+
+static void reads_reg(void *user, int reg, bool write)
+{
+	struct reads_reg *c = user;
+	c->hit |= !write && reg == c->reg;
 }
 
 static bool is_control(const char *op)
@@ -280,21 +423,112 @@ static bool is_control(const char *op)
 	       !strcmp(op, "activemask");
 }
 
-/* May program instruction p lie inside the idiom without being part of it? */
-static bool skippable(const struct match *M, const struct ptx_instr *p, unsigned *unrelated)
+/* Does control go from program instruction p to q with nothing run on the
+ * way (through nops and unconditional branches)? */
+static bool flows_to(const struct ptx_func *f, unsigned p, unsigned q)
 {
-	struct touch c = { M, false };
-	instr_regs(p, touches_bound, &c);
-	if (c.bad)
-		return false;
-	if (is_const_mov(p) && M->u->cdef[p->ops[0].reg] >= 0)
-		return true;
-	if (M->T->branchy || is_control(p->opcode) || ++*unrelated > MAX_SKIP)
-		return false;
+	for (unsigned hops = 0; hops < 64; hops++) {
+		if (p == q)
+			return true;
+		if (p >= f->ninstrs)
+			return false;
+		const struct ptx_instr *in = &f->instrs[p];
+		if (is_nop(in)) {
+			p++;
+			continue;
+		}
+		if (strcmp(in->opcode, "bra") || in->guard || !in->nops || in->ops[0].kind != PO_LABEL ||
+		    in->ops[0].imm < 0)
+			return false;
+		p = (unsigned)in->ops[0].imm;
+	}
+	return false;
+}
+
+/* The template's branches map to program branches whose targets keep the
+ * template's blocks apart (a branch to the template's end goes where the
+ * window falls through to); nothing outside branches into the window. */
+static bool labels_ok(const struct match *M)
+{
+	const struct tmpl *T = M->T;
+	unsigned n = T->t->ninstrs;
+	for (unsigned k = 0; k < M->nlab; k++) {
+		const struct lab *l = &M->lab[k];
+		if (l->p <= l->at)
+			return false;
+		if (l->t >= n) {
+			if (!flows_to(M->f, M->hi + 1, l->p))
+				return false;
+			continue;
+		}
+		if (l->p <= M->lo || l->p > M->hi)
+			return false;
+		for (unsigned j = 0; j < n; j++)
+			if ((T->blk[j] < T->blk[l->t]) != (M->pos[j] < l->p))
+				return false;
+	}
+	/* no branch from outside lands strictly inside */
+	for (unsigned i = 0; i < M->f->ninstrs; i++) {
+		if (i >= M->lo && i <= M->hi)
+			continue;
+		const struct ptx_instr *in = &M->f->instrs[i];
+		for (unsigned k = 0; k < in->nops; k++)
+			if (in->ops[k].kind == PO_LABEL && in->ops[k].imm > (int64_t)M->lo &&
+			    in->ops[k].imm <= (int64_t)M->hi)
+				return false;
+	}
 	return true;
 }
 
-struct reads { const struct match *M; unsigned *cnt; };
+/* Does program instruction p run only on one side of a matched branch? */
+static bool dependent(const struct match *M, unsigned p)
+{
+	for (unsigned k = 0; k < M->nlab; k++) {
+		const struct lab *l = &M->lab[k];
+		unsigned end = l->t >= M->T->t->ninstrs ? M->hi + 1 : l->p;
+		if (p > l->at && p < end)
+			return true;
+	}
+	return false;
+}
+
+/* Where the idiom first reads program register reg (UINT32_MAX: never). */
+static unsigned first_use(const struct match *M, int reg)
+{
+	for (unsigned p = M->lo; reg >= 0 && p <= M->hi; p++) {
+		struct reads_reg c = { reg, false };
+		if (M->matched[p])
+			instr_regs(&M->f->instrs[p], reads_reg, &c);
+		if (c.hit)
+			return p;
+	}
+	return UINT32_MAX;
+}
+
+/* The instructions of the window that are not the idiom's. */
+static bool others_ok(const struct match *M)
+{
+	const struct tmpl *T = M->T;
+	unsigned fx = first_use(M, M->tb[T->x] - 1), fy = T->y >= 0 ? first_use(M, M->tb[T->y] - 1) : 0;
+	for (unsigned p = M->lo; p <= M->hi; p++) {
+		if (M->matched[p])
+			continue;
+		const struct ptx_instr *in = &M->f->instrs[p];
+		if (is_nop(in))
+			continue;
+		struct touch c = { M, p, { fx, fy }, false };
+		instr_regs(in, touches_bound, &c);
+		if (c.bad || is_control(in->opcode))
+			return false;
+		if (is_const_mov(in) && M->u->cdef[in->ops[0].reg] >= 0)
+			continue;            /* runs anywhere alike */
+		if (dependent(M, p))
+			return false;
+	}
+	return true;
+}
+
+struct reads { unsigned *cnt; };
 
 static void count_read(void *user, int reg, bool write)
 {
@@ -306,14 +540,15 @@ static void count_read(void *user, int reg, bool write)
 /* Every register the idiom computes, other than its result, is read by
  * the idiom's instructions alone; and constant movs among them whose
  * registers only the idiom reads are marked for removal (kill). */
-static bool internal_ok(struct match *M, unsigned s, bool *matched, bool *kill, unsigned *cnt)
+static bool internal_ok(struct match *M)
 {
 	const struct ptx_func *f = M->f;
 	const struct tmpl *T = M->T;
+	unsigned *cnt = M->cnt;
 	memset(cnt, 0, f->nregs * sizeof *cnt);
-	struct reads r = { M, cnt };
-	for (unsigned i = s; i < M->window_end; i++)
-		if (matched[i])
+	struct reads r = { cnt };
+	for (unsigned i = M->lo; i <= M->hi; i++)
+		if (M->matched[i])
 			instr_regs(&f->instrs[i], count_read, &r);
 	for (unsigned t = 0; t < T->t->nregs; t++) {
 		if (!M->tb[t] || (int)t == T->x || (int)t == T->y || (int)t == T->o || (int)t == T->s)
@@ -322,39 +557,17 @@ static bool internal_ok(struct match *M, unsigned s, bool *matched, bool *kill, 
 		if (cnt[p] != M->u->nreads[p])
 			return false;
 	}
-	for (unsigned i = s; i < M->window_end; i++) {
-		kill[i] = false;
+	for (unsigned i = M->lo; i <= M->hi; i++) {
+		M->kill[i] = false;
 		const struct ptx_instr *in = &f->instrs[i];
-		if (!matched[i] && is_const_mov(in) && M->u->cdef[in->ops[0].reg] == (int)i &&
+		if (!M->matched[i] && is_const_mov(in) && M->u->cdef[in->ops[0].reg] == (int)i &&
 		    cnt[in->ops[0].reg] == M->u->nreads[in->ops[0].reg])
-			kill[i] = true;
+			M->kill[i] = true;
 	}
 	return true;
 }
 
-static bool labels_ok(const struct match *M, unsigned s)
-{
-	for (unsigned k = 0; k < M->nlab; k++) {
-		unsigned tt = M->lab[k].t, pt = M->lab[k].p;
-		unsigned want = tt >= M->T->t->ninstrs ? M->window_end : M->pos[tt];
-		unsigned lo = tt == 0 ? s : tt >= M->T->t->ninstrs ? M->window_end : M->pos[tt - 1] + 1;
-		if (pt < lo || pt > want)
-			return false;
-	}
-	/* no branch from outside lands strictly inside */
-	for (unsigned i = 0; i < M->f->ninstrs; i++) {
-		if (i >= s && i < M->window_end)
-			continue;
-		const struct ptx_instr *in = &M->f->instrs[i];
-		for (unsigned k = 0; k < in->nops; k++)
-			if (in->ops[k].kind == PO_LABEL && in->ops[k].imm > (int64_t)s &&
-			    in->ops[k].imm < (int64_t)M->window_end)
-				return false;
-	}
-	return true;
-}
-
-/* For expf: does every reader of o or s multiply the two? */
+/* For expf: does every reader of o or s multiply the two, after the idiom? */
 struct prod { int o, s; unsigned ro, rs; };
 
 static void count_prod(void *user, int reg, bool write)
@@ -383,36 +596,23 @@ static bool product_ok(const struct match *M)
 		           !in->guard && in->nops >= 3 && c.ro == 1 && c.rs == 1 &&
 		           a->kind == PO_REG && b->kind == PO_REG &&
 		           ((a->reg == o && b->reg == s) || (a->reg == s && b->reg == o));
-		if (!mul)
+		if (!mul || i <= M->hi)
 			return false;
 	}
 	return true;
 }
 
-/* Tries template T at program position s; on success fills matched[]. */
-static bool try_at(struct match *M, unsigned s, bool *matched, const bool *done)
+static bool finish(struct match *M)
 {
-	const struct ptx_func *f = M->f, *t = M->T->t;
-	unsigned p = s, unrelated = 0;
-	M->nlab = 0;
-	M->window_end = s;
-	for (unsigned j = 0; j < t->ninstrs; j++) {
-		for (;;) {
-			if (p >= f->ninstrs)
-				return false;
-			if (!done[p] && match_instr(M, &t->instrs[j], &f->instrs[p]))
-				break;
-			if (j == 0 || !skippable(M, &f->instrs[p], &unrelated))
-				return false;
-			p++;
-		}
-		M->pos[j] = p;
-		matched[p] = true;
-		p++;
-		M->window_end = p;
+	unsigned n = M->T->t->ninstrs;
+	M->lo = M->hi = M->pos[0];
+	for (unsigned j = 1; j < n; j++) {
+		if (M->pos[j] < M->lo)
+			M->lo = M->pos[j];
+		if (M->pos[j] > M->hi)
+			M->hi = M->pos[j];
 	}
-	M->window_end = p;
-	return true;
+	return labels_ok(M) && others_ok(M) && internal_ok(M) && (M->T->s < 0 || product_ok(M));
 }
 
 /* ---- rewriting ---------------------------------------------------------------------- */
@@ -422,14 +622,12 @@ static struct ptx_operand reg_operand(const struct ptx_func *f, int r)
 	return (struct ptx_operand){ .kind = PO_REG, .name = f->regs[r].name, .reg = r };
 }
 
-static void rewrite(struct dx_launch *L, struct match *M, unsigned s, const bool *matched, const bool *kill,
-                    bool *done)
+static void rewrite(struct dx_launch *L, struct match *M)
 {
 	struct ptx_instr *ins = (struct ptx_instr *)M->f->instrs;
 	const struct tmpl *T = M->T;
-	unsigned last = M->pos[T->t->ninstrs - 1];
-	for (unsigned i = s; i < M->window_end; i++) {
-		if (!matched[i] && !kill[i])
+	for (unsigned i = M->lo; i <= M->hi; i++) {
+		if (!M->matched[i] && !M->kill[i])
 			continue;
 		struct ptx_instr *in = &ins[i];
 		in->opcode = DX_OP_NOP;
@@ -438,9 +636,10 @@ static void rewrite(struct dx_launch *L, struct match *M, unsigned s, const bool
 		in->guard = NULL;
 		in->guard_reg = -1;
 		in->type = in->type2 = PT_NONE;
-		done[i] = true;
+		M->done[i] = true;
 	}
-	struct ptx_instr *fn = &ins[last];
+	/* the result where the window ends: every path through it gets there */
+	struct ptx_instr *fn = &ins[M->hi];
 	fn->opcode = DX_OP_FUN;
 	fn->type = PT_F32;
 	unsigned n = T->y >= 0 ? 4 : 3;
@@ -453,10 +652,10 @@ static void rewrite(struct dx_launch *L, struct match *M, unsigned s, const bool
 	fn->ops = ops;
 	fn->nops = n;
 	if (T->s >= 0) {
-		/* the scale becomes 1: mov.f32 %s, 1.0 where it was defined */
+		/* the scale becomes 1 (product_ok: only read after the window) */
 		int sreg = M->tb[T->s] - 1;
-		for (unsigned i = s; i < M->window_end; i++) {
-			if (!matched[i] || i == last)
+		for (unsigned i = M->lo; i < M->hi; i++) {
+			if (!M->matched[i])
 				continue;
 			struct ptx_instr *in = &ins[i];
 			in->opcode = "mov";
@@ -473,11 +672,62 @@ static void rewrite(struct dx_launch *L, struct match *M, unsigned s, const bool
 	}
 }
 
-/* ---- the pass ------------------------------------------------------------------------ */
+/* ---- the templates -------------------------------------------------------------------- */
 
 static int treg(const struct ptx_func *t, const char *name)
 {
 	return name ? ptx_find_reg(t, name) : -1;
+}
+
+struct access { int reg[8]; bool write[8]; unsigned n; };
+
+static void tmpl_access(void *user, int reg, bool write)
+{
+	struct access *a = user;
+	if (a->n < 8) {
+		a->reg[a->n] = reg;
+		a->write[a->n++] = write;
+	}
+}
+
+/* Blocks and the order constraints of template t. */
+static void shape(struct dx_launch *L, struct tmpl *T)
+{
+	const struct ptx_func *t = T->t;
+	unsigned n = t->ninstrs;
+	bool *starts = ARENA_NEWN(&L->a, bool, n + 1);
+	memset(starts, 0, (n + 1) * sizeof *starts);
+	T->branch = ARENA_NEWN(&L->a, bool, n);
+	for (unsigned j = 0; j < n; j++) {
+		const struct ptx_instr *in = &t->instrs[j];
+		T->branch[j] = !strcmp(in->opcode, "bra");
+		if (T->branch[j]) {
+			starts[j + 1] = true;
+			if (in->nops && in->ops[0].kind == PO_LABEL && in->ops[0].imm >= 0 && in->ops[0].imm <= (int64_t)n)
+				starts[in->ops[0].imm] = true;
+		}
+	}
+	T->blk = ARENA_NEWN(&L->a, unsigned, n);
+	for (unsigned j = 0, b = 0; j < n; j++) {
+		if (j && starts[j])
+			b++;
+		T->blk[j] = b;
+	}
+	struct access *acc = ARENA_NEWN(&L->a, struct access, n);
+	for (unsigned j = 0; j < n; j++) {
+		acc[j].n = 0;
+		instr_regs(&t->instrs[j], tmpl_access, &acc[j]);
+	}
+	T->order = ARENA_NEWN(&L->a, bool, (size_t)n * n);
+	memset(T->order, 0, (size_t)n * n * sizeof *T->order);
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = i + 1; j < n; j++) {
+			bool c = T->branch[j] && T->blk[i] == T->blk[j];   /* a branch ends its block */
+			for (unsigned a = 0; a < acc[i].n && !c; a++)
+				for (unsigned b = 0; b < acc[j].n && !c; b++)
+					c = acc[i].reg[a] == acc[j].reg[b] && (acc[i].write[a] || acc[j].write[b]);
+			T->order[i * n + j] = c;
+		}
 }
 
 static bool load_templates(struct dx_launch *L, struct tmpl *T)
@@ -491,9 +741,10 @@ static bool load_templates(struct dx_launch *L, struct tmpl *T)
 		if (!t || !t->ninstrs)
 			return false;
 		T[i] = (struct tmpl){ &idioms[i], t, treg(t, idioms[i].x), treg(t, idioms[i].y),
-		                      treg(t, idioms[i].o), treg(t, idioms[i].s), t->nlabels > 0 };
+		                      treg(t, idioms[i].o), treg(t, idioms[i].s), NULL, NULL, NULL };
 		if (T[i].x < 0 || T[i].o < 0 || (idioms[i].y && T[i].y < 0) || (idioms[i].s && T[i].s < 0))
 			return false;
+		shape(L, &T[i]);
 	}
 	return true;
 }
@@ -506,6 +757,27 @@ static bool worth_it(const struct ptx_func *f)
 		if (!strcmp(op, "ex2") || !strcmp(op, "lg2") || (!strcmp(op, "mov") && f->instrs[i].type == PT_B32))
 			return true;
 	}
+	return false;
+}
+
+/* ---- the pass ------------------------------------------------------------------------ */
+
+/* Tries template T with its first instruction at program instruction s. */
+static bool try_at(struct match *M, unsigned s)
+{
+	const struct ptx_instr *t0 = &M->T->t->instrs[0];
+	M->nlab = 0;
+	M->steps = 0;
+	if (M->done[s] || !match_instr(M, t0, &M->f->instrs[s]))
+		return false;
+	for (unsigned l = 0; l < M->nlab; l++)
+		M->lab[l].at = s;
+	M->pos[0] = s;
+	M->matched[s] = true;
+	if (search(M, 1))
+		return true;
+	M->matched[s] = false;
+	unbind_to(M, 0);
 	return false;
 }
 
@@ -523,36 +795,46 @@ unsigned dx_rollup(struct dx_launch *L, struct dx_func *df)
 			maxr = T[i].t->nregs;
 	}
 	size_t n = f->ninstrs, nr = f->nregs ? f->nregs : 1;
-	struct use u = { xcalloc(nr, sizeof *u.ndefs), xcalloc(nr, sizeof *u.nreads), xcalloc(nr, sizeof *u.cdef) };
+	struct use u = { xcalloc(nr, sizeof *u.ndefs), xcalloc(nr, sizeof *u.nreads), xcalloc(nr, sizeof *u.cdef),
+	                 xcalloc(nr + 1, sizeof *u.rofs), NULL, xcalloc(nr, sizeof *u.nr),
+	                 xcalloc(nr, sizeof *u.last) };
+	analyse(f, &u);              /* counts, for the room rlist needs */
+	/* rewriting never adds reads: a window's reads become one call's */
+	u.rlist = xcalloc(u.rofs[f->nregs] + n + 1, sizeof *u.rlist);
 	struct match M = { .f = f, .u = &u };
+	M.cnt = xcalloc(nr, sizeof *M.cnt);
 	M.tb = xcalloc(maxr + 1, sizeof *M.tb);
 	M.pb = xcalloc(nr, sizeof *M.pb);
 	M.trail = xcalloc(maxr + 1, sizeof *M.trail);
 	M.pos = xcalloc(maxt + 1, sizeof *M.pos);
 	M.lab = xcalloc(maxt + 1, sizeof *M.lab);
-	bool *matched = xcalloc(n, sizeof *matched), *kill = xcalloc(n, sizeof *kill), *done = xcalloc(n, sizeof *done);
-	unsigned *cnt = xcalloc(nr, sizeof *cnt), rolled = 0;
+	M.matched = xcalloc(n, sizeof *M.matched);
+	M.kill = xcalloc(n, sizeof *M.kill);
+	M.done = xcalloc(n, sizeof *M.done);
+	unsigned rolled = 0, before;
 	analyse(f, &u);
-	for (unsigned s = 0; s < n; s++) {
-		for (unsigned k = 0; k < NIDIOMS; k++) {
-			M.T = &T[k];
-			if (done[s] || strcmp(T[k].t->instrs[0].opcode, f->instrs[s].opcode))
-				continue;
-			bool ok = try_at(&M, s, matched, done) && labels_ok(&M, s) &&
-			          internal_ok(&M, s, matched, kill, cnt) && (T[k].s < 0 || product_ok(&M));
-			if (ok) {
-				rewrite(L, &M, s, matched, kill, done);
+	/* again while something was rolled up: an idiom whose window holds
+	 * another one (nvcc sinks logf's last select past its neighbours)
+	 * matches once the other one's branches are gone */
+	do {
+		before = rolled;
+		for (unsigned s = 0; s < n; s++) {
+			for (unsigned k = 0; k < NIDIOMS && !M.done[s]; k++) {
+				M.T = &T[k];
+				if (strcmp(T[k].t->instrs[0].opcode, f->instrs[s].opcode))
+					continue;
+				if (!try_at(&M, s))
+					continue;
+				rewrite(L, &M);
+				unbind_to(&M, 0);
+				memset(M.matched, 0, n * sizeof *M.matched);
 				analyse(f, &u);
 				rolled++;
 			}
-			unbind_to(&M, 0);
-			memset(matched + s, 0, (M.window_end - s) * sizeof *matched);
-			if (ok)
-				break;
 		}
-	}
-	free(u.ndefs); free(u.nreads); free(u.cdef);
+	} while (rolled > before);
+	free(u.ndefs); free(u.nreads); free(u.cdef); free(u.rofs); free(u.rlist); free(u.nr); free(u.last);
 	free(M.tb); free(M.pb); free(M.trail); free(M.pos); free(M.lab);
-	free(matched); free(kill); free(done); free(cnt);
+	free(M.matched); free(M.kill); free(M.done); free(M.cnt);
 	return rolled;
 }

@@ -4,12 +4,15 @@
  * arguments match the parameters: bad input is trouble, reported before
  * any record is added), executes the launches in order and appends their
  * records.  Each module is parsed once; one solver serves all launches.
+ * When the budget runs out, the launch at work ends with a "timeout"
+ * record (what it was doing), and so does every launch not yet begun.
  */
 #include "run.h"
 
 #include <string.h>
 #include <time.h>
 
+#include "deadline.h"
 #include "diag.h"
 
 void dx_run_init(struct dx_run *r, const struct dx_opts *opts)
@@ -28,6 +31,7 @@ void dx_run_release(struct dx_run *r)
 	obligation_release(&r->o);
 	VEC_FREE(r->srcs);
 	free(r->mods);
+	free(r->unclean);
 	smt_free(r->smt);
 	arena_release(&r->a);
 	memset(r, 0, sizeof *r);
@@ -44,8 +48,10 @@ int dx_run_take(struct dx_run *r, const struct record *rec)
 		VEC_PUSH(r->srcs, s);
 	}
 	/* findings and unsupported launches passed through count in the status */
-	if (strcmp(rec->type, "finding") == 0)
+	if (strcmp(rec->type, "finding") == 0) {
 		r->status = exit_worst(r->status, EXIT_BUG);
+		r->findings++;
+	}
 	else if (strcmp(rec->type, "unsupported") == 0)
 		r->status = exit_worst(r->status, EXIT_UNDECIDED);
 	return 0;
@@ -108,6 +114,20 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* The record of launch i when the budget was spent before it began. */
+static void not_started(struct dx_run *r, struct stream_out *w, uint32_t i)
+{
+	const struct obl_launch *l = &r->o.launches.items[i];
+	struct sym_timeout t = {
+		l->prog, i, l->kernel, 0, "not started",
+		arena_printf(&r->a, "kernel '%s': not started: the budget of %g s was spent on the launches "
+		             "before it", l->kernel, r->opts.budget),
+	};
+	sym_write_timeout(w, &t);
+	r->status = exit_worst(r->status, EXIT_UNDECIDED);
+	r->not_started++;
+}
+
 static void run_launch(struct dx_run *r, struct stream_out *w, uint32_t i)
 {
 	const struct obl_launch *l = &r->o.launches.items[i];
@@ -115,17 +135,30 @@ static void run_launch(struct dx_run *r, struct stream_out *w, uint32_t i)
 	if (!m) {
 		struct sym_unsupported u = { l->prog, i, l->kernel, 0, "ptx parse error",
 		                             r->mods[l->module].err };
+		r->unclean[l->module] = true;
 		sym_write_unsupported(w, &u);
 		r->status = exit_worst(r->status, EXIT_UNDECIDED);
 		return;
 	}
-	if (!r->smt)
-		r->smt = smt_new(r->opts.smt_timeout_ms, 0);
+	if (!r->smt) {
+		r->smt = smt_new(r->opts.smt_timeout_ms, r->opts.smt_rlimit);
+		smt_set_deadline(r->smt, r->opts.deadline);
+		smt_set_stats(r->smt, diag_verbose());
+	}
 	double t0 = now_ms();
 	struct dx_launch L;
 	dx_launch_run(&L, &r->o, i, m, ptx_find_func(m, l->kernel), &r->opts, r->smt);
 	double ms = now_ms() - t0;
-	if (L.unsup) {
+	if (L.unsup || L.timeout)   /* it may have stopped before (or at) a store to a module variable */
+		r->unclean[l->module] = true;
+	if (L.timeout) {
+		/* what it found stays (a finding is definite); the write set,
+		 * cut short, is not written */
+		sym_write_timeout(w, &L.to);
+		r->status = exit_worst(r->status, EXIT_UNDECIDED);
+		r->timeouts++;
+		warn("timeout: launch %u: %s", i, L.to.message);
+	} else if (L.unsup) {
 		sym_write_unsupported(w, &L.uns);
 		r->status = exit_worst(r->status, EXIT_UNDECIDED);
 		note("launch %u: kernel '%s': unsupported: %s", i, l->kernel, L.uns.message);
@@ -133,11 +166,13 @@ static void run_launch(struct dx_run *r, struct stream_out *w, uint32_t i)
 		struct sym_writes sw = {
 			.launch = i, .prog = l->prog, .kernel = l->kernel, .bundles = L.nbundles,
 			.ms = r->opts.timing ? ms : 0, .writes = L.writes.items, .nwrites = (uint32_t)L.writes.len,
+			.opaques = L.opaques.items, .nopaques = (uint32_t)L.opaques.len,
 		};
 		sw.shared = (struct sym_shwrite *)dx_shared_writes(&L, &sw.nshared, &sw.shared_bytes);
 		sym_write_writes(w, &sw);
-		note("launch %u: kernel '%s': %u bundles, %zu writes, %llu steps, %.1f ms", i, l->kernel,
-		     L.nbundles, L.writes.len, (unsigned long long)L.steps, ms);
+		note("launch %u: kernel '%s': %u bundles, %zu writes, %llu steps, %u conditions decided "
+		     "without the solver, %u with it, %.1f ms", i, l->kernel, L.nbundles, L.writes.len,
+		     (unsigned long long)L.steps, L.quick, L.solver, ms);
 	}
 	for (size_t k = 0; k < L.findings.len; k++)
 		sym_write_finding(w, &L.findings.items[k]);
@@ -148,13 +183,76 @@ static void run_launch(struct dx_run *r, struct stream_out *w, uint32_t i)
 
 int dx_run_finish(struct dx_run *r, struct stream_out *w)
 {
-	if (!obligation_check(&r->o, r->file ? r->file : "-"))
+	if (!obligation_check(&r->o, r->file ? r->file : "-") ||
+	    !obligation_check_outputs(&r->o, r->findings, r->file ? r->file : "-"))
 		return EXIT_TROUBLE;
 	r->mods = xcalloc(r->o.modules.len + 1, sizeof *r->mods);
+	r->unclean = xcalloc(r->o.modules.len + 1, sizeof *r->unclean);
+	r->opts.module_unclean = r->unclean;
 	for (uint32_t i = 0; i < r->o.launches.len; i++)
 		if (!launch_ok(r, i))
 			return EXIT_TROUBLE;
-	for (uint32_t i = 0; i < r->o.launches.len; i++)
+	for (uint32_t i = 0; i < r->o.launches.len; i++) {
+		if (deadline_passed(r->opts.deadline)) {
+			not_started(r, w, i);
+			continue;
+		}
 		run_launch(r, w, i);
+	}
+	if (r->not_started)
+		warn("timeout: %u launch%s not started: the budget of %g s was spent", r->not_started,
+		     r->not_started == 1 ? "" : "es", r->opts.budget);
+	if (r->smt) {
+		const struct smt_stats *ss = smt_get_stats(r->smt);
+		note("solver: %llu queries, %llu undecided within the resource limit, %llu stopped by the "
+		     "clock, at most %llu resource units per query (--smt-rlimit %llu)",
+		     (unsigned long long)ss->checks, (unsigned long long)ss->unknown,
+		     (unsigned long long)ss->timeouts, (unsigned long long)ss->rlimit_max,
+		     (unsigned long long)r->opts.smt_rlimit);
+	}
 	return r->status;
+}
+
+/* What dexec writes, which a rerun on its own output replaces: write sets,
+ * timeouts, and the findings and unsupported records of launches
+ * (dmerge's, for torch ops and output shapes, name no launch and stay). */
+static bool own_record(const struct record *rec)
+{
+	if (strcmp(rec->type, "writes") == 0 || strcmp(rec->type, "timeout") == 0)
+		return true;
+	if (strcmp(rec->type, "unsupported") != 0 && strcmp(rec->type, "finding") != 0)
+		return false;
+	bool ok = true;
+	return rec_u64_opt(rec, "launch", UINT32_MAX, &ok) != UINT32_MAX;
+}
+
+int dexec_run(const struct dx_opts *opts, struct stream_in *in, FILE *out)
+{
+	struct dx_run run;
+	dx_run_init(&run, opts);
+	struct stream_out *w = stream_out_new(out);
+	struct record rec;
+	int status = EXIT_OK, k;
+	while ((k = stream_in_next(in, &rec)) == 1) {
+		if (!rec_require_kind(&rec, "obligation", "dmerge")) {
+			status = EXIT_TROUBLE;
+			goto done;
+		}
+		if (own_record(&rec))
+			continue;
+		if (dx_run_take(&run, &rec) < 0) {
+			status = EXIT_TROUBLE;
+			goto done;
+		}
+		out_pass(w, &rec, "symbolic", NULL);
+	}
+	if (k < 0) {
+		status = EXIT_TROUBLE;
+		goto done;
+	}
+	status = dx_run_finish(&run, w);
+done:
+	status = stream_out_close(w, status);
+	dx_run_release(&run);
+	return status;
 }

@@ -21,10 +21,14 @@ struct dx_run {
 	struct dx_opts opts;
 	struct arena a;          /* parsed modules, names */
 	struct dx_mod *mods;     /* by module id */
+	bool *unclean;           /* by module id: an unsupported launch ran it (opts.module_unclean) */
 	VEC(struct dx_src) srcs; /* by launch id */
 	struct smt *smt;
 	const char *file;        /* the last input named, for messages */
 	int status;              /* the worst outcome so far */
+	uint32_t timeouts;       /* launches the deadline stopped */
+	uint32_t not_started;    /* launches after the deadline */
+	size_t findings;         /* finding records passed through */
 };
 
 void dx_run_init(struct dx_run *r, const struct dx_opts *opts);
@@ -36,5 +40,9 @@ int  dx_run_take(struct dx_run *r, const struct record *rec);
  * w.  Returns the exit status of the run (EXIT_TROUBLE for bad input,
  * before anything is written). */
 int  dx_run_finish(struct dx_run *r, struct stream_out *w);
+
+/* dexec over the whole input, to out (the work of main).  Returns the
+ * exit status. */
+int  dexec_run(const struct dx_opts *opts, struct stream_in *in, FILE *out);
 
 #endif

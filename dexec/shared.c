@@ -168,17 +168,15 @@ int dx_shared_target(struct dx_launch *L, const struct ptx_instr *in, const stru
 	if (r == SMT_UNKNOWN)
 		return dx_unsupported(L, in, "solver", "the solver could not decide the bounds of an access");
 	if (r == SMT_SAT) {
-		if (data_guard)
-			return dx_unsupported(L, in, "predicated access",
-			                      "an access under a data-dependent predicate that may be out of bounds");
 		const struct expr *c = e_at_thread(cx, rel, tid, ctaid);
 		int64_t at = c->op == EOP_BV ? (int64_t)c->u : 0;
 		const char *src = dx_src(L, in);
 		char *msg = arena_printf(&L->a,
 			"kernel '%s' %s %u bytes at byte offset %" PRId64 " of %s (%" PRIu64 " bytes) "
-			"at thread (%u,%u,%u) block (%u,%u,%u), PTX line %u%s%s",
+			"at thread (%u,%u,%u) block (%u,%u,%u)%s, PTX line %u%s%s",
 			L->l->kernel, is_store ? "writes" : "reads", size, at, name, len,
-			tid[0], tid[1], tid[2], ctaid[0], ctaid[1], ctaid[2], in->line,
+			tid[0], tid[1], tid[2], ctaid[0], ctaid[1], ctaid[2],
+			data_guard ? " when a condition on data holds" : "", in->line,
 			src ? ", " : "", src ? src : "");
 		dx_finding(L, in, "oob-shared", tid, ctaid, NO_VALUE, at, msg);
 		L->sh->uninit_found = true;    /* the skipped access would make false ones */
@@ -191,16 +189,18 @@ int dx_shared_target(struct dx_launch *L, const struct ptx_instr *in, const stru
 /* ---- accesses ------------------------------------------------------------- */
 
 static void note_access(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
-                        const struct expr *dom, const struct expr *off, unsigned size, bool write)
+                        const struct expr *dom, const struct expr *off, unsigned size, bool write,
+                        bool atomic)
 {
 	struct dx_shared *sh = L->sh;
 	size_t from = sh->acc.len > 64 ? sh->acc.len - 64 : 0;
 	for (size_t i = from; i < sh->acc.len; i++) {
 		const struct dx_acc *a = &sh->acc.items[i];
-		if (a->dom == dom && a->off == off && a->size == size && a->write == write && a->sub == b->sub)
+		if (a->dom == dom && a->off == off && a->size == size && a->write == write &&
+		    a->atomic == atomic && a->sub == b->sub)
 			return;
 	}
-	struct dx_acc a = { dom, off, size, write, b->sub, in };
+	struct dx_acc a = { dom, off, size, write, atomic, b->sub, in };
 	VEC_PUSH(sh->acc, a);
 }
 
@@ -217,8 +217,14 @@ static void check_uninit(struct dx_launch *L, struct dx_bundle *b, const struct 
 		const struct sym_shwrite *w = &sh->writes.items[i];
 		if (w->epoch > b->epoch || (w->epoch == b->epoch && w->sub >= b->sub))
 			continue;          /* not visible to this read (the epoch's own: a race) */
-		const struct expr *o2 = dx_other(L, w->addr);
 		unsigned ws = etype_size(w->et);
+		uint32_t t1[3], t2[3], c1[3];
+		int k = dx_enum_overlap(L, dom, off, size, w->dom, w->addr, ws, t1, t2, c1);
+		if (k > 0)
+			return;
+		if (k == 0)
+			continue;
+		const struct expr *o2 = dx_other(L, w->addr);
 		const struct expr *ov = e_and(cx, e_op2(cx, EOP_ULT, off, e_op2(cx, EOP_ADD, o2, e_bv(cx, ws, 64))),
 		                              e_op2(cx, EOP_ULT, o2, e_op2(cx, EOP_ADD, off, e_bv(cx, size, 64))));
 		const struct expr *c = e_and(cx, e_and(cx, dom, dx_other(L, w->dom)), ov);
@@ -249,7 +255,7 @@ const struct expr *dx_shared_read(struct dx_launch *L, struct dx_bundle *b, cons
 		dx_unsupported(L, in, "barrier count", "more barriers than the record can number");
 		return NULL;
 	}
-	note_access(L, b, in, dom, off, size, false);
+	note_access(L, b, in, dom, off, size, false, false);
 	const struct expr *code = e_bv(cx, SYM_SH_CODE(b->epoch, b->sub), 64);
 	const struct expr *miss = e_load(cx, SYM_SHARED_SPACE(L->id), et, e_op2(cx, EOP_ADD, off, code));
 	const struct expr *v;
@@ -267,7 +273,7 @@ void dx_shared_write(struct dx_launch *L, struct dx_bundle *b, const struct ptx_
 	struct dx_shared *sh = L->sh;
 	struct sym_shwrite w = { dom, off, v, et, b->seq++, b->epoch, b->sub, in->line, in->loc_line, SA_NONE, NULL };
 	VEC_PUSH(sh->writes, w);
-	note_access(L, b, in, dom, off, etype_size(et), true);
+	note_access(L, b, in, dom, off, etype_size(et), true, false);
 	struct dx_store *st = ARENA_NEW(&L->a, struct dx_store);
 	*st = (struct dx_store){ b->shstores, SH_VIN, off, v, guard, etype_size(et) };
 	b->shstores = st;
@@ -281,8 +287,12 @@ void dx_shared_atomic(struct dx_launch *L, struct dx_bundle *b, const struct ptx
 	                         (uint8_t)op, cmp };
 	VEC_PUSH(L->sh->writes, w);
 	/* not forwarded to the bundle's own loads: what they see is the
-	 * combined value, which only the back-projection knows */
-	note_access(L, b, in, tdom, off, etype_size(et), false);
+	 * combined value, which only the back-projection knows; nor is an
+	 * older plain store of the bundle forwarded past it */
+	note_access(L, b, in, tdom, off, etype_size(et), false, true);
+	struct dx_store *st = ARENA_NEW(&L->a, struct dx_store);
+	*st = (struct dx_store){ b->shstores, SH_VIN, off, NULL, NULL, etype_size(et) };
+	b->shstores = st;
 }
 
 /* ---- barriers --------------------------------------------------------------- */

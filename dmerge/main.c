@@ -40,45 +40,7 @@ int main(int argc, char **argv)
 		}
 	}
 	struct stream_in *in = stream_in_open((const char *const *)argv + optind, argc - optind);
-	struct merge *m = merge_new();
-	merge_set_trim(m, trim);
-	struct stream_out *w = stream_out_new(stdout);
-	/* Records dmerge does not know pass through, after the obligation
-	 * (which can only be written once both traces are read). */
-	char *held = NULL;
-	size_t nheld = 0;
-	FILE *hf = open_memstream(&held, &nheld);
-	if (!hf)
-		die("out of memory");
-	struct stream_out *hw = stream_out_new(hf);
-	struct record rec;
-	int r, status = EXIT_OK;
-	size_t passed = 0;
-	while ((r = stream_in_next(in, &rec)) > 0) {
-		int t = merge_record(m, &rec);
-		if (t < 0) {
-			r = -1;
-			break;
-		}
-		if (t == 0) {
-			out_raw(hw, &rec);
-			passed++;
-		}
-	}
-	stream_out_free(hw);
-	fclose(hf);
-	if (r < 0)
-		status = EXIT_TROUBLE;
-	if (status == EXIT_OK && !merge_finish(m, w))
-		status = EXIT_TROUBLE;
-	if (status == EXIT_OK && passed) {
-		fflush(stdout);
-		fwrite(held, 1, nheld, stdout);
-	}
-	if (stream_out_free(w) < 0)
-		status = EXIT_TROUBLE;
-	free(held);
-	merge_free(m);
+	int status = dmerge_run(in, stdout, trim);
 	stream_in_close(in);
 	return close_stdout(status);
 }

@@ -7,12 +7,29 @@
 
 #include "merge.h"
 #include "torch.h"
+#include "symbolic.h"
+
+/* Tensor and storage ids of a torch trace index tables grown to them: an
+ * id at record N is below N + MERGE_ID_SLACK (dmerge(1), LIMITS), which
+ * bounds the tables by the size of the input. */
+#define MERGE_ID_SLACK 65536u
 
 /* A tensor of a trace: a view of one version of one storage. */
 struct tview {
 	bool known;
 	uint32_t storage, version;
 	struct obl_view v;          /* geometry (v.value unused) */
+	const void *data;           /* optional: its elements, row-major */
+	size_t ndata;
+};
+
+struct trand {                  /* a result of a random op: an input */
+	uint32_t value;
+	const char *name;           /* "aten::bernoulli_.float#3.0" */
+	const void *data;           /* what the op made while tracing (replay) */
+	size_t ndata;
+	uint64_t bytes;
+	struct obl_view v;
 };
 
 /* A torch storage of a trace: a buffer of the obligation. */
@@ -70,6 +87,7 @@ struct prog {
 	VEC(struct tstore) stores;  /* by trace storage id */
 	VEC(struct tin) tins;       /* tinput records (constants excluded) */
 	VEC(struct tout) touts;     /* toutput records */
+	VEC(struct trand) rands;    /* results of random ops */
 	VEC(uint32_t) ops;          /* obligation op ids, in order */
 	VEC(uint32_t) op_cuda;      /* per op: CUDA events before it */
 	uint32_t cuda_events;       /* copies, memsets and launches so far */
@@ -84,10 +102,29 @@ struct merge {
 	/* h2d values must point at shared inputs, known only at the end: they
 	 * are patched in merge_finish. */
 	bool no_trim;               /* --no-trim */
+	/* Findings dmerge makes itself (shape-mismatch), written after the
+	 * obligation; they name no launch (launch UINT32_MAX). */
+	VEC(struct sym_finding) findings;
 };
 
 
+/* merge.c */
+/* A new version of buffer buf (def etc. in v); returns its id. */
+uint32_t merge_new_value(struct merge *m, int p, uint32_t buf, struct obl_value v);
+/* The live buffer buf, or NULL after a message naming rec. */
+struct buffer *merge_get_buf(struct prog *pr, const struct record *rec, uint32_t buf);
+/* [off, off+n) lies in b, else false after a message. */
+bool merge_in_range(const struct record *rec, const struct buffer *b, uint64_t off, uint64_t n);
+
 /* torch.c */
+/* The program has torch records (a trace that mixes torch ops with its
+ * own kernels): its host copies are not the program's inputs and outputs. */
+bool torch_mixed(const struct prog *pr);
+/* A copy (1) in a mixed trace, or one that reaches a torch storage; -1
+ * after a message. */
+int  torch_copy(struct merge *m, int p, const struct record *rec, const struct trace_copy *c);
+/* A memset of a torch storage: 1, or -1 after a message. */
+int  torch_memset(struct merge *m, int p, const struct record *rec, const struct trace_memset *s);
 /* 1: a torch record, taken; 0: not one; -1: bad input (message printed). */
 int  torch_take(struct merge *m, int p, const struct record *rec);
 /* The launch argument args[i] of rec points into a torch storage

@@ -35,12 +35,13 @@ void merge_free(struct merge *m)
 		VEC_FREE(m->progs[p].d2h);
 		torch_free(&m->progs[p]);
 	}
+	VEC_FREE(m->findings);
 	obligation_release(&m->ob);
 	arena_release(&m->arena);
 	free(m);
 }
 
-static uint32_t new_value(struct merge *m, int p, uint32_t buf, struct obl_value v)
+uint32_t merge_new_value(struct merge *m, int p, uint32_t buf, struct obl_value v)
 {
 	struct buffer *b = &m->progs[p].bufs.items[buf];
 	v.value = (uint32_t)m->ob.values.len;
@@ -63,7 +64,7 @@ static uint32_t new_value(struct merge *m, int p, uint32_t buf, struct obl_value
 	return v.value;
 }
 
-static struct buffer *get_buf(struct prog *pr, const struct record *rec, uint32_t buf)
+struct buffer *merge_get_buf(struct prog *pr, const struct record *rec, uint32_t buf)
 {
 	if (buf >= pr->bufs.len || !pr->bufs.items[buf].live) {
 		rec_error(rec, "buffer %u is not allocated", buf);
@@ -72,7 +73,7 @@ static struct buffer *get_buf(struct prog *pr, const struct record *rec, uint32_
 	return &pr->bufs.items[buf];
 }
 
-static bool in_range(const struct record *rec, const struct buffer *b, uint64_t off, uint64_t n)
+bool merge_in_range(const struct record *rec, const struct buffer *b, uint64_t off, uint64_t n)
 {
 	if (off > b->bytes || n > b->bytes - off) {
 		rec_error(rec, "range [%llu, +%llu) outside a buffer of %llu bytes",
@@ -96,7 +97,7 @@ static int take_alloc(struct merge *m, int p, const struct record *rec)
 	                    .module = a.module, .symbol = a.symbol };
 	VEC_PUSH(pr->bufs, b);
 	struct obl_value v = { .def = VD_UNINIT };
-	new_value(m, p, a.buf, v);
+	merge_new_value(m, p, a.buf, v);
 	return 1;
 }
 
@@ -106,26 +107,28 @@ static int take_copy(struct merge *m, int p, const struct record *rec)
 	if (!trace_read_copy(rec, &m->arena, &c))
 		return -1;
 	struct prog *pr = &m->progs[p];
-	struct buffer *b = get_buf(pr, rec, c.buf);
-	if (!b || !in_range(rec, b, c.off, c.bytes))
+	if (c.storage != TRACE_NO_BUF || c.src_storage != TRACE_NO_BUF || torch_mixed(pr))
+		return torch_copy(m, p, rec, &c);
+	struct buffer *b = merge_get_buf(pr, rec, c.buf);
+	if (!b || !merge_in_range(rec, b, c.off, c.bytes))
 		return -1;
 	pr->cuda_events++;
 	if (c.dir == TC_H2D) {
 		struct obl_value v = { .def = VD_INPUT, .off = c.off, .len = c.bytes,
 		                       .input = (uint32_t)pr->h2d.len };
-		uint32_t id = new_value(m, p, c.buf, v);
+		uint32_t id = merge_new_value(m, p, c.buf, v);
 		struct host_copy h = { id, c.off, c.bytes, c.data, c.ndata, c.hash, c.buf };
 		VEC_PUSH(pr->h2d, h);
 	} else if (c.dir == TC_D2H) {
 		struct host_copy h = { b->cur, c.off, c.bytes, NULL, 0, NULL, c.buf };
 		VEC_PUSH(pr->d2h, h);
 	} else {
-		struct buffer *s = get_buf(pr, rec, c.src_buf);
-		if (!s || !in_range(rec, s, c.src_off, c.bytes))
+		struct buffer *s = merge_get_buf(pr, rec, c.src_buf);
+		if (!s || !merge_in_range(rec, s, c.src_off, c.bytes))
 			return -1;
 		struct obl_value v = { .def = VD_COPY, .off = c.off, .len = c.bytes,
 		                       .src = s->cur, .src_off = c.src_off };
-		new_value(m, p, c.buf, v);
+		merge_new_value(m, p, c.buf, v);
 	}
 	return 1;
 }
@@ -135,12 +138,14 @@ static int take_memset(struct merge *m, int p, const struct record *rec)
 	struct trace_memset s;
 	if (!trace_read_memset(rec, &m->arena, &s))
 		return -1;
-	struct buffer *b = get_buf(&m->progs[p], rec, s.buf);
-	if (!b || !in_range(rec, b, s.off, s.bytes))
+	if (s.storage != TRACE_NO_BUF)
+		return torch_memset(m, p, rec, &s);
+	struct buffer *b = merge_get_buf(&m->progs[p], rec, s.buf);
+	if (!b || !merge_in_range(rec, b, s.off, s.bytes))
 		return -1;
 	struct obl_value v = { .def = VD_MEMSET, .off = s.off, .len = s.bytes, .fill = s.value };
 	m->progs[p].cuda_events++;
-	new_value(m, p, s.buf, v);
+	merge_new_value(m, p, s.buf, v);
 	return 1;
 }
 
@@ -150,6 +155,14 @@ static int take_module(struct merge *m, int p, const struct record *rec)
 	if (!trace_read_module(rec, &m->arena, &tm))
 		return -1;
 	struct prog *pr = &m->progs[p];
+	/* The id indexes a table grown to it: modules are numbered from 0 in
+	 * order, so an id beyond the next one is malformed, not a reason to
+	 * grow the table (up to 2^32 entries). */
+	if (tm.module > pr->module_ids.len) {
+		rec_error(rec, "module %u out of order (the trace has %zu modules before it; modules are "
+		          "numbered from 0 in order)", tm.module, pr->module_ids.len);
+		return -1;
+	}
 	while (pr->module_ids.len <= tm.module)
 		VEC_PUSH(pr->module_ids, NO_VALUE);
 	if (pr->module_ids.items[tm.module] != NO_VALUE) {
@@ -218,13 +231,13 @@ static int take_launch(struct merge *m, int p, const struct record *rec)
 		}
 		if (ta->buf == TRACE_NO_BUF)
 			continue;
-		struct buffer *b = get_buf(pr, rec, ta->buf);
+		struct buffer *b = merge_get_buf(pr, rec, ta->buf);
 		if (!b)
 			return -1;
 		if (!vout_of[ta->buf]) {
 			vin_of[ta->buf] = b->cur;
 			struct obl_value v = { .def = VD_LAUNCH, .launch = l.launch };
-			vout_of[ta->buf] = new_value(m, p, ta->buf, v) + 1;
+			vout_of[ta->buf] = merge_new_value(m, p, ta->buf, v) + 1;
 		}
 		a->is_ptr = true;
 		a->vin = vin_of[ta->buf];
@@ -280,7 +293,7 @@ int merge_record(struct merge *m, const struct record *rec)
 		return tt;
 	if (strcmp(t, "free") == 0) {
 		struct trace_free f;
-		if (!trace_read_free(rec, &m->arena, &f) || !get_buf(&m->progs[p], rec, f.buf))
+		if (!trace_read_free(rec, &m->arena, &f) || !merge_get_buf(&m->progs[p], rec, f.buf))
 			return -1;
 		m->progs[p].bufs.items[f.buf].live = false;
 		return 1;
@@ -296,12 +309,12 @@ int merge_record(struct merge *m, const struct record *rec)
 	return 0;
 }
 
-bool merge_finish(struct merge *m, struct stream_out *w)
+int merge_finish(struct merge *m, struct stream_out *w)
 {
 	struct prog *r = &m->progs[0], *o = &m->progs[1];
 	if (m->nprogs != 2) {
 		warn("need two traces (reference, then optimized), got %d", m->nprogs);
-		return false;
+		return EXIT_TROUBLE;
 	}
 	for (int p = 0; p < 2; p++) {
 		if (!m->progs[p].ended)
@@ -314,24 +327,24 @@ bool merge_finish(struct merge *m, struct stream_out *w)
 	if (r->h2d.len != o->h2d.len) {
 		warn("programs do not match: '%s' copies %zu inputs to the device, '%s' copies %zu",
 		     r->name, r->h2d.len, o->name, o->h2d.len);
-		return false;
+		return EXIT_TROUBLE;
 	}
 	if (r->d2h.len != o->d2h.len) {
 		warn("programs do not match: '%s' copies %zu outputs back to the host, '%s' copies %zu",
 		     r->name, r->d2h.len, o->name, o->d2h.len);
-		return false;
+		return EXIT_TROUBLE;
 	}
 	if (r->d2h.len == 0 && r->touts.len == 0 && o->touts.len == 0) {
 		warn("the programs copy nothing back to the host and return no tensor: there are no "
 		     "outputs to compare");
-		return false;
+		return EXIT_TROUBLE;
 	}
 	for (size_t i = 0; i < r->h2d.len; i++) {
 		const struct host_copy *a = &r->h2d.items[i], *b = &o->h2d.items[i];
 		if (a->bytes != b->bytes) {
 			warn("programs do not match: input %zu is %llu bytes in '%s' but %llu bytes in '%s'",
 			     i, (unsigned long long)a->bytes, r->name, (unsigned long long)b->bytes, o->name);
-			return false;
+			return EXIT_TROUBLE;
 		}
 		if (a->hash && b->hash && strcmp(a->hash, b->hash) != 0)
 			note("input %zu holds different data in the two traces; inputs are symbolic, "
@@ -342,7 +355,7 @@ bool merge_finish(struct merge *m, struct stream_out *w)
 		if (a->bytes != b->bytes) {
 			warn("programs do not match: output %zu is %llu bytes in '%s' but %llu bytes in '%s'",
 			     i, (unsigned long long)a->bytes, r->name, (unsigned long long)b->bytes, o->name);
-			return false;
+			return EXIT_TROUBLE;
 		}
 	}
 	for (size_t i = 0; i < r->h2d.len; i++) {
@@ -360,7 +373,7 @@ bool merge_finish(struct merge *m, struct stream_out *w)
 		VEC_PUSH(m->ob.outputs, out);
 	}
 	if (!torch_finish(m))
-		return false;
+		return EXIT_TROUBLE;
 	obl_write_start(w, r->name, o->name);
 	for (size_t i = 0; i < m->ob.inputs.len; i++)
 		obl_write_input(w, &m->ob.inputs.items[i]);
@@ -386,10 +399,47 @@ bool merge_finish(struct merge *m, struct stream_out *w)
 		                             op->unsupported };
 		sym_write_unsupported(w, &u);
 	}
-	return true;
+	for (size_t i = 0; i < m->findings.len; i++)
+		sym_write_finding(w, &m->findings.items[i]);
+	return m->findings.len ? EXIT_BUG : EXIT_OK;
 }
 
 void merge_set_trim(struct merge *m, bool on)
 {
 	m->no_trim = !on;
+}
+
+int dmerge_run(struct stream_in *in, FILE *out, bool trim)
+{
+	struct merge *m = merge_new();
+	merge_set_trim(m, trim);
+	struct stream_out *w = stream_out_new(out);
+	/* Records dmerge does not know pass through, after the obligation
+	 * (which can only be written once both traces are read). */
+	struct stream_out *hw = stream_out_memory();
+	struct record rec;
+	int r, status = EXIT_OK;
+	size_t passed = 0;
+	while ((r = stream_in_next(in, &rec)) > 0) {
+		int t = merge_record(m, &rec);
+		if (t < 0) {
+			r = -1;
+			break;
+		}
+		if (t == 0) {
+			out_raw(hw, &rec);
+			passed++;
+		}
+	}
+	if (r < 0)
+		status = EXIT_TROUBLE;
+	if (status == EXIT_OK)
+		status = merge_finish(m, w);
+	if (status != EXIT_TROUBLE && passed)
+		stream_out_append(w, hw);
+	else
+		stream_out_free(hw);
+	status = stream_out_close(w, status);
+	merge_free(m);
+	return status;
 }

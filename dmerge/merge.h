@@ -24,10 +24,15 @@ void merge_free(struct merge *m);      /* NULL ok */
 /* 1: consumed; 0: not a trace record (pass it through); -1: bad input
  * (message printed). */
 int  merge_record(struct merge *m, const struct record *rec);
-/* Writes the obligation; false after a message saying why the two programs
- * cannot be matched. */
-bool merge_finish(struct merge *m, struct stream_out *w);
+/* Writes the obligation and the findings dmerge makes (shape-mismatch);
+ * returns EXIT_OK, EXIT_BUG when it wrote a finding, or EXIT_TROUBLE after
+ * a message saying why the two programs cannot be matched. */
+int  merge_finish(struct merge *m, struct stream_out *w);
 /* Trimming of the common prefix of torch ops (on by default). */
 void merge_set_trim(struct merge *m, bool on);
+
+/* dmerge over the whole input: the obligation, then the records it does
+ * not know, to out.  Returns the exit status. */
+int  dmerge_run(struct stream_in *in, FILE *out, bool trim);
 
 #endif

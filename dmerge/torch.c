@@ -84,8 +84,13 @@ static int take_tensor(struct merge *m, int p, const struct record *rec)
 		rec_error(rec, "tensor %u recorded twice", t.tensor);
 		return -1;
 	}
-	if (t.storage >= (1u << 30)) {
-		rec_error(rec, "storage id %u is out of range", t.storage);
+	/* Ids index tables grown to them: bounded, so that a wrong id is
+	 * a message, not gigabytes (dmerge(1), LIMITS). */
+	if (t.tensor >= rec->index + MERGE_ID_SLACK || t.storage >= rec->index + MERGE_ID_SLACK) {
+		rec_error(rec, "%s id %u is too large: ids are numbered from 0 as they are recorded, "
+		          "so at record %zu they are below %zu", t.tensor >= rec->index + MERGE_ID_SLACK ?
+		          "tensor" : "storage", t.tensor >= rec->index + MERGE_ID_SLACK ? t.tensor : t.storage,
+		          rec->index, rec->index + MERGE_ID_SLACK);
 		return -1;
 	}
 	struct tview tv = { .known = true, .storage = t.storage, .version = t.version };
@@ -96,6 +101,8 @@ static int take_tensor(struct merge *m, int p, const struct record *rec)
 	memcpy(tv.v.shape, t.shape, sizeof tv.v.shape);
 	memcpy(tv.v.stride, t.stride, sizeof tv.v.stride);
 	tv.v.offset = t.offset;
+	tv.data = t.data;
+	tv.ndata = t.ndata;
 	note_view(pr, t.tensor, &tv);
 	return 1;
 }
@@ -287,6 +294,41 @@ static bool take_creation(struct merge *m, int p, const struct torch_op *c, cons
 	return true;
 }
 
+/* The fresh results of a random op become inputs of their own program
+ * (role "random", matched with nothing): fresh, unconstrained values, so
+ * that a location depending on one is unknown (dcheck) while the others
+ * are checked; the bytes the op made while tracing go with them, for
+ * replay. */
+static int take_random(struct merge *m, int p, const struct record *rec, const struct torch_op *c,
+                       const uint32_t *ids, uint32_t nopnd, uint32_t n, const bool *fresh)
+{
+	struct prog *pr = &m->progs[p];
+	for (uint32_t i = nopnd; i < n; i++) {
+		if (!fresh[i])
+			continue;
+		const struct tview *tv = &pr->views.items[ids[i]];
+		uint64_t es = etype_size(tv->v.dtype), ne = obl_view_numel(&tv->v);
+		if (!obl_view_contiguous(&tv->v)) {
+			rec_error(rec, "random op %s: result tensor %u is not contiguous", c->op, ids[i]);
+			return -1;
+		}
+		if (tv->data && tv->ndata != ne * es) {
+			rec_error(rec, "random op %s: tensor %u has %zu bytes of data, %llu expected", c->op,
+			          ids[i], tv->ndata, (unsigned long long)(ne * es));
+			return -1;
+		}
+		struct obl_value v = { .def = VD_INPUT, .off = (uint64_t)tv->v.offset * es, .len = ne * es,
+		                       .input = NO_VALUE };
+		struct trand t = { .name = arena_printf(&m->arena, "%s#%llu.%u", c->op,
+		                                        (unsigned long long)c->seq, i - nopnd),
+		                   .data = tv->data, .ndata = tv->ndata, .bytes = ne * es, .v = tv->v };
+		t.value = torch_new_value(m, p, tv->storage, v);
+		pr->stores.items[tv->storage].tver = tv->version;
+		VEC_PUSH(pr->rands, t);
+	}
+	return 1;
+}
+
 /* One op (recorded, or made by dmerge for a strided output). */
 static int take_call(struct merge *m, int p, const struct record *rec, const struct torch_op *c)
 {
@@ -351,6 +393,8 @@ static int take_call(struct merge *m, int p, const struct record *rec, const str
 		return 1;               /* a view: the tensor records say it all */
 	if (take_creation(m, p, c, ids, nopnd, n, fresh))
 		return 1;
+	if (c->random)
+		return take_random(m, p, rec, c, ids, nopnd, n, fresh);
 	struct obl_op op = { .op = (uint32_t)m->ob.ops.len, .prog = (uint32_t)p, .call = *c };
 	struct op_inst inst;
 	char err[256];
@@ -741,6 +785,39 @@ static void trim(struct merge *m)
 	VEC_FREE(vals);
 }
 
+/* Output pair i (a of the reference, b of the optimized program): 1 when
+ * its values are compared, 0 when not (different element counts), -1
+ * after a message (different dtypes).  Shapes that differ are a
+ * shape-mismatch finding; with the same element count the values are
+ * still compared element by element in row-major order (both views are
+ * contiguous), under the reference's shape. */
+static int output_pair(struct merge *m, size_t i, const struct tout *a, const struct tout *b)
+{
+	const struct prog *r = &m->progs[0], *o = &m->progs[1];
+	if (same_shape(&a->v, &b->v))
+		return 1;
+	char sa[128], sb[128];
+	shape_text(&a->v, sa, sizeof sa);
+	shape_text(&b->v, sb, sizeof sb);
+	if (a->v.dtype != b->v.dtype) {
+		warn("programs do not match: output %zu ('%s') is %s in '%s' but %s in '%s'", i,
+		     a->name, sa, r->name, sb, o->name);
+		return -1;
+	}
+	bool same_n = obl_view_numel(&a->v) == obl_view_numel(&b->v);
+	struct sym_finding f = {
+		.cls = "shape-mismatch", .prog = 1, .launch = UINT32_MAX, .value = NO_VALUE,
+		.kernel = arena_printf(&m->arena, "output %zu (%s)", i, a->name),
+		.message = arena_printf(&m->arena, "output %zu ('%s') is %s in '%s' but %s in '%s'%s", i,
+		                        a->name, sa, r->name, sb, o->name,
+		                        same_n ? "; the values are compared in row-major order" :
+		                        "; the element counts differ, the values are not compared"),
+	};
+	VEC_PUSH(m->findings, f);
+	warn("shape-mismatch: %s", f.message);
+	return same_n ? 1 : 0;
+}
+
 bool torch_finish(struct merge *m)
 {
 	struct obligation *ob = &m->ob;
@@ -775,6 +852,18 @@ bool torch_finish(struct merge *m)
 	free(match);
 	if (!ok)
 		return false;
+	/* results of random ops: inputs of one program each */
+	for (int p = 0; p < 2; p++)
+		for (size_t i = 0; i < m->progs[p].rands.len; i++) {
+			const struct trand *t = &m->progs[p].rands.items[i];
+			struct obl_input in = { .input = (uint32_t)ob->inputs.len, .bytes = t->bytes,
+			                        .name = t->name, .data = t->data, .ndata = t->ndata,
+			                        .dtype = t->v.dtype, .ndim = t->v.ndim, .role = "random",
+			                        .has_prog = true, .prog = (uint32_t)p };
+			memcpy(in.shape, t->v.shape, sizeof in.shape);
+			VEC_PUSH(ob->inputs, in);
+			ob->values.items[t->value].input = in.input;
+		}
 	/* outputs */
 	if (r->touts.len != o->touts.len) {
 		warn("programs do not match: '%s' returns %zu tensors, '%s' returns %zu", r->name,
@@ -783,14 +872,11 @@ bool torch_finish(struct merge *m)
 	}
 	for (size_t i = 0; i < r->touts.len; i++) {
 		const struct tout *a = &r->touts.items[i], *b = &o->touts.items[i];
-		if (!same_shape(&a->v, &b->v)) {
-			char sa[128], sb[128];
-			shape_text(&a->v, sa, sizeof sa);
-			shape_text(&b->v, sb, sizeof sb);
-			warn("programs do not match: output %zu ('%s') is %s in '%s' but %s in '%s'", i,
-			     a->name, sa, r->name, sb, o->name);
+		int k = output_pair(m, i, a, b);
+		if (k < 0)
 			return false;
-		}
+		if (k == 0)
+			continue;
 		uint64_t es = etype_size(a->v.dtype);
 		struct obl_output out = {
 			.output = (uint32_t)ob->outputs.len, .bytes = obl_view_numel(&a->v) * es,
@@ -812,6 +898,126 @@ void torch_free(struct prog *pr)
 	VEC_FREE(pr->stores);
 	VEC_FREE(pr->tins);
 	VEC_FREE(pr->touts);
+	VEC_FREE(pr->rands);
 	VEC_FREE(pr->ops);
 	VEC_FREE(pr->op_cuda);
+}
+
+/* ---- copies and memsets in an extension ------------------------------------ */
+
+bool torch_mixed(const struct prog *pr)
+{
+	return pr->views.len > 0;
+}
+
+/* The current value of storage sid (rec's field 'what'), or NO_VALUE after
+ * a message. */
+static uint32_t storage_value(struct prog *pr, const struct record *rec, const char *what,
+                              uint32_t sid)
+{
+	if (sid >= pr->stores.len || pr->stores.items[sid].cur == NO_VALUE) {
+		rec_error(rec, "field '%s': storage %u holds no tensor yet", what, sid);
+		return NO_VALUE;
+	}
+	return pr->stores.items[sid].cur;
+}
+
+/* A new value of storage sid for an event that writes [off, off+n) of it
+ * (the trace's version + 1: dirigo-trace(5), STORAGE VERSIONS). */
+static uint32_t storage_write(struct merge *m, int p, uint32_t sid, struct obl_value v)
+{
+	struct tstore *s = &m->progs[p].stores.items[sid];
+	if (v.off + v.len > s->bytes)
+		s->bytes = v.off + v.len;
+	uint32_t id = torch_new_value(m, p, sid, v);
+	m->progs[p].stores.items[sid].tver++;
+	return id;
+}
+
+/* What the host writes with an h2d copy in a mixed trace: the bytes it
+ * holds (shapes, strides, scale factors the extension computed), a
+ * constant of the trace, not an input of the program. */
+static bool h2d_data(const struct record *rec, const struct trace_copy *c, struct obl_value *v)
+{
+	if (!c->data) {
+		rec_error(rec, "a host-to-device copy of %llu bytes in a program with torch records "
+		          "has no 'data'; its bytes are constants of the trace (raise --max-data)",
+		          (unsigned long long)c->bytes);
+		return false;
+	}
+	v->def = VD_DATA;
+	v->data = c->data;
+	return true;
+}
+
+int torch_copy(struct merge *m, int p, const struct record *rec, const struct trace_copy *c)
+{
+	struct prog *pr = &m->progs[p];
+	pr->cuda_events++;
+	if (c->dir == TC_D2H) {
+		/* The host reads device memory: what it does with the bytes (a
+		 * scale factor, a branch, a shape) is not in the trace, and in
+		 * record mode kernels are not run, so the bytes are not the
+		 * program's.  The program is unsupported from here on, named. */
+		if (c->storage != TRACE_NO_BUF ? storage_value(pr, rec, "storage", c->storage) == NO_VALUE
+		                               : !merge_get_buf(pr, rec, c->buf))
+			return -1;
+		struct obl_op op = { .op = (uint32_t)m->ob.ops.len, .prog = (uint32_t)p };
+		op.call.op = "cudaMemcpy";
+		op.call.seq = pr->last_seq;
+		op.unsupported = arena_printf(&m->arena, "the host reads %llu bytes of device memory "
+		                              "(%s %u) with a device-to-host copy; what it does with "
+		                              "them is not traced", (unsigned long long)c->bytes,
+		                              c->storage != TRACE_NO_BUF ? "storage" : "buffer",
+		                              c->storage != TRACE_NO_BUF ? c->storage : c->buf);
+		op.views = ARENA_NEWN(&m->arena, struct obl_view, 1);
+		VEC_PUSH(m->ob.ops, op);
+		VEC_PUSH(pr->ops, op.op);
+		VEC_PUSH(pr->op_cuda, pr->cuda_events);
+		return 1;
+	}
+	struct obl_value v = { .off = c->off, .len = c->bytes, .input = NO_VALUE };
+	if (c->dir == TC_H2D) {
+		if (!h2d_data(rec, c, &v))
+			return -1;
+	} else {
+		v.def = VD_COPY;
+		v.src_off = c->src_off;
+		if (c->src_storage != TRACE_NO_BUF) {
+			v.src = storage_value(pr, rec, "src_storage", c->src_storage);
+			if (v.src == NO_VALUE)
+				return -1;
+			struct tstore *s = &pr->stores.items[c->src_storage];
+			if (c->src_off + c->bytes > s->bytes)
+				s->bytes = c->src_off + c->bytes;
+		} else {
+			struct buffer *s = merge_get_buf(pr, rec, c->src_buf);
+			if (!s || !merge_in_range(rec, s, c->src_off, c->bytes))
+				return -1;
+			v.src = s->cur;
+		}
+	}
+	if (c->storage != TRACE_NO_BUF) {
+		if (storage_value(pr, rec, "storage", c->storage) == NO_VALUE)
+			return -1;
+		storage_write(m, p, c->storage, v);
+		return 1;
+	}
+	struct buffer *b = merge_get_buf(pr, rec, c->buf);
+	if (!b || !merge_in_range(rec, b, c->off, c->bytes))
+		return -1;
+	merge_new_value(m, p, c->buf, v);
+	return 1;
+}
+
+int torch_memset(struct merge *m, int p, const struct record *rec, const struct trace_memset *s)
+{
+	struct prog *pr = &m->progs[p];
+	if (storage_value(pr, rec, "storage", s->storage) == NO_VALUE)
+		return -1;
+	pr->cuda_events++;
+	struct obl_value v = { .def = VD_MEMSET, .off = s->off, .len = s->bytes, .fill = s->value,
+	                       .input = NO_VALUE };
+	storage_write(m, p, s->storage, v);
+	return 1;
 }

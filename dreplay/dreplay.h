@@ -21,9 +21,16 @@ struct dreplay_opts {
 	const char *sarif;           /* file for the SARIF report, or NULL */
 	const char *bundle;          /* repro bundle (.tar.gz) to write, or NULL */
 	bool gpu;                    /* --gpu: rerun the programs on a GPU */
+	double budget;               /* seconds (--budget) */
+	double deadline;             /* when the budget ends (deadline.h) */
 };
 
-int dreplay_run(const struct dreplay_opts *o, const char *const *files, int nfiles);
+#define DREPLAY_DEFAULT_BUDGET 60.0     /* seconds */
+#define DREPLAY_RLIMIT 2000000ull         /* Z3 resource units per resolver query */
+
+/* dreplay over the input, writing the stream to out.  Returns the exit
+ * status. */
+int dreplay_run(const struct dreplay_opts *o, struct stream_in *in, FILE *out);
 
 /* Where a program stored the witness location: the PTX line of the store
  * and its .cu file and line when the PTX has .loc information. */
@@ -55,9 +62,12 @@ struct report_data {
 };
 
 /* Evaluates the witness in both programs (float32 and float64) and fills
- * *out; message set when it cannot be evaluated. */
+ * *out; message set when it cannot be evaluated.  When the deadline
+ * (deadline.h; the resolver's too) passes first, out->r.timeout is set
+ * and message says what it was doing. */
 void replay_witness(struct resolver *r, const struct sym_state *st, const struct vd_witness *w,
-                    double atol, double rtol, struct arena *a, struct replayed *out);
+                    double atol, double rtol, double deadline, struct arena *a,
+                    struct replayed *out);
 
 void report_write(FILE *f, const struct report_data *d);
 

@@ -3,6 +3,7 @@
  * (dreplay(1)).  Options here; the work is in run.c.
  */
 #include "dreplay.h"
+#include "deadline.h"
 #include "diag.h"
 
 #include <errno.h>
@@ -11,8 +12,8 @@
 #include <stdlib.h>
 
 static const char usage[] =
-	"usage: dreplay [--atol X] [--rtol X] [--report FILE] [--sarif FILE] [--bundle FILE.tar.gz]\n"
-	"               [--gpu] [-v] [FILE...]\n";
+	"usage: dreplay [--atol X] [--rtol X] [--budget SECONDS] [--report FILE] [--sarif FILE]\n"
+	"               [--bundle FILE.tar.gz] [--gpu] [-v] [FILE...]\n";
 
 static double num(const char *opt, const char *s)
 {
@@ -33,12 +34,14 @@ int main(int argc, char **argv)
 		{ "sarif", required_argument, 0, 's' },
 		{ "bundle", required_argument, 0, 'b' },
 		{ "gpu", no_argument, 0, 'g' },
+		{ "budget", required_argument, 0, 'B' },
 		{ "verbose", no_argument, 0, 'v' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	/* NAN: take the tolerance dcheck used, from the verdict record */
-	struct dreplay_opts o = { NAN, NAN, NULL, NULL, NULL, false };
+	struct dreplay_opts o = { NAN, NAN, NULL, NULL, NULL, false, DREPLAY_DEFAULT_BUDGET, DEADLINE_NONE };
+	double start = deadline_now();
 	int c;
 	diag_set_prog("dreplay");
 	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
@@ -49,6 +52,11 @@ int main(int argc, char **argv)
 		case 's': o.sarif = optarg; break;
 		case 'b': o.bundle = optarg; break;
 		case 'g': o.gpu = true; break;
+		case 'B':
+			o.budget = num("--budget", optarg);
+			if (isinf(o.budget))
+				die("option '--budget': bad number '%s'", optarg);
+			break;
 		case 'v': diag_set_verbose(true); break;
 		case 'h': fputs(usage, stdout); return close_stdout(EXIT_OK);
 		default: fputs(usage, stderr); return EXIT_TROUBLE;
@@ -69,5 +77,10 @@ int main(int argc, char **argv)
 		     "without --gpu the witnesses are replayed on the CPU by the PTX interpreter");
 		return close_stdout(EXIT_UNDECIDED);
 	}
-	return close_stdout(dreplay_run(&o, (const char *const *)argv + optind, argc - optind));
+	/* the budget counts from the start: reading the stream is part of it */
+	o.deadline = start + o.budget;
+	struct stream_in *in = stream_in_open((const char *const *)argv + optind, argc - optind);
+	int status = dreplay_run(&o, in, stdout);
+	stream_in_close(in);
+	return close_stdout(status);
 }

@@ -12,6 +12,7 @@
 #include "canon.h"
 #include "dreplay.h"
 #include "concrete.h"
+#include "deadline.h"
 #include "ptx/ptx.h"
 
 #include <math.h>
@@ -95,7 +96,8 @@ uint8_t **witness_inputs(const struct obligation *ob, const struct vd_witness *w
 	for (uint32_t k = 0; k < w->ninputs; k++) {
 		const struct vd_input *v = &w->inputs[k];
 		unsigned size = etype_size(v->et);
-		if (v->input >= ob->inputs.len || v->off + size > ob->inputs.items[v->input].bytes) {
+		if (v->input >= ob->inputs.len || v->off > ob->inputs.items[v->input].bytes ||
+		    size > ob->inputs.items[v->input].bytes - v->off) {
 			*err = "a witness element lies outside its input";
 			return NULL;
 		}
@@ -136,14 +138,20 @@ static double element(const uint8_t *p, enum etype et)
  * reads the location: the confirmation that does not rely on the symbolic
  * model.  Sets rp->ptx_ran, or rp->ptx_error. */
 static void run_programs(const struct obligation *ob, const struct vd_witness *w, uint8_t **in,
-                         struct arena *a, struct rp_replay *rp)
+                         double deadline, struct arena *a, struct rp_replay *rp)
 {
 	double val[2];
+	struct replay_opts ro = { 0, deadline };
 	for (uint32_t p = 0; p < 2; p++) {
 		struct replay_result res;
 		char msg[512];
-		if (!replay_program(ob, p, (const void *const *)in, NULL, &res, msg, sizeof msg)) {
+		if (!replay_program(ob, p, (const void *const *)in, &ro, &res, msg, sizeof msg)) {
 			rp->ptx_error = arena_printf(a, "%s: %s", ob->names[p] ? ob->names[p] : p ? "opt" : "ref", msg);
+			if (res.status == INTERP_TIMEOUT) {
+				rp->timeout = true;
+				rp->message = arena_printf(a, "the budget ran out running the programs on the "
+				                           "witness (%s)", rp->ptx_error);
+			}
 			return;
 		}
 		const struct replay_output *o = &res.outs[w->output];
@@ -191,7 +199,7 @@ static bool thread_val(const struct expr *leaf, struct evalue *out, void *user)
 /* True when some thread of launch l performs write x at byte off; false
  * also when that cannot be told without data (then *unknown). */
 static bool performs(const struct obl_launch *l, const struct sym_write *x, uint64_t off,
-                     uint64_t *budget, bool *unknown)
+                     uint64_t *budget, double deadline, bool *unknown)
 {
 	if ((x->dom->flags | x->addr->flags) & (EXPR_F_DATA | EXPR_F_UNDEF)) {
 		*unknown = true;
@@ -205,6 +213,10 @@ static bool performs(const struct obl_launch *l, const struct sym_write *x, uint
 	*budget -= nthreads;
 	struct thread t;
 	for (uint64_t i = 0; i < nthreads; i++) {
+		if (!(i & 4095) && deadline_passed(deadline)) {
+			*unknown = true;         /* only the report's source line depends on it */
+			return false;
+		}
 		uint64_t k = i;
 		for (int d = 0; d < 3; d++) {
 			t.tid[d] = (uint32_t)(k % l->block[d]);
@@ -232,7 +244,7 @@ static bool performs(const struct obl_launch *l, const struct sym_write *x, uint
  * huge grids, a location reached through a copy), the last store of the
  * launch to the value, or to anything. */
 static void locate_store(const struct sym_state *st, uint32_t launch, uint32_t value, uint64_t off,
-                         struct arena *a, struct store_site *site)
+                         double deadline, struct arena *a, struct store_site *site)
 {
 	const struct sym_writes *ws = launch < st->obl.launches.len ? st->by_launch[launch] : NULL;
 	if (!ws)
@@ -249,7 +261,7 @@ static void locate_store(const struct sym_state *st, uint32_t launch, uint32_t v
 		if (!last_value || x->seq >= last_value->seq)
 			last_value = x;
 		bool unknown = false;
-		if (performs(l, x, off, &budget, &unknown) && (!best || x->seq >= best->seq))
+		if (performs(l, x, off, &budget, deadline, &unknown) && (!best || x->seq >= best->seq))
 			best = x;
 	}
 	if (!best)
@@ -279,7 +291,8 @@ static void locate_store(const struct sym_state *st, uint32_t launch, uint32_t v
 }
 
 void replay_witness(struct resolver *r, const struct sym_state *st, const struct vd_witness *w,
-                    double atol, double rtol, struct arena *a, struct replayed *out)
+                    double atol, double rtol, double deadline, struct arena *a,
+                    struct replayed *out)
 {
 	const struct obligation *ob = &st->obl;
 	memset(out, 0, sizeof *out);
@@ -300,7 +313,14 @@ void replay_witness(struct resolver *r, const struct sym_state *st, const struct
 		e[p] = resolve_elem(r, o->value[p], o->off[p] + w->off, w->et, &info);
 		out->writer[p] = info.writer;
 		if (info.writer != NO_VALUE)
-			locate_store(st, info.writer, o->value[p], o->off[p] + w->off, a, &out->site[p]);
+			locate_store(st, info.writer, o->value[p], o->off[p] + w->off, deadline, a,
+			             &out->site[p]);
+		if (info.flags & RI_TIMEOUT) {
+			rp->timeout = true;
+			rp->message = arena_printf(a, "%s: %s", ob->names[p] ? ob->names[p] : p ? "opt" : "ref",
+			                           info.doing);
+			return;
+		}
 		if (!e[p] || (info.flags & (RI_UNINIT | RI_UNDEF))) {
 			rp->message = arena_printf(a, "%s: cannot resolve the location: %s",
 			                           ob->names[p] ? ob->names[p] : p ? "opt" : "ref",
@@ -318,6 +338,22 @@ void replay_witness(struct resolver *r, const struct sym_state *st, const struct
 			return;
 		}
 	struct inputs in = { w, ob };
+	if (e_has_opaque(e[0]) || e_has_opaque(e[1])) {
+		/* no value in the model: only a run of the programs can confirm */
+		if (out->inputs)
+			run_programs(ob, w, out->inputs, deadline, a, rp);
+		if (!rp->ptx_ran) {
+			rp->message = "the location depends on an opaque value and the programs could not be run";
+			return;
+		}
+		rp->ref_f32 = rp->ref_f64 = rp->ref_ptx;
+		rp->opt_f32 = rp->opt_f64 = rp->opt_ptx;
+		rp->diff = fabs(rp->opt_ptx - rp->ref_ptx);
+		rp->tol = atol + rtol * fabs(rp->ref_ptx);
+		rp->confirmed = differs(rp->ref_ptx, rp->opt_ptx, rp->tol);
+		rp->message = "the location depends on an opaque value: the values are those of the programs' run";
+		return;
+	}
 	if (!eval(e[0], EM_F32, &in, &rp->ref_f32) || !eval(e[1], EM_F32, &in, &rp->opt_f32) ||
 	    !eval(e[0], EM_F64, &in, &rp->ref_f64) || !eval(e[1], EM_F64, &in, &rp->opt_f64)) {
 		rp->message = "cannot evaluate the location concretely";
@@ -329,14 +365,25 @@ void replay_witness(struct resolver *r, const struct sym_state *st, const struct
 	/* The programs themselves decide when they can be run: a witness the
 	 * model confirms but the real kernels do not is not a bug. */
 	if (out->inputs)
-		run_programs(ob, w, out->inputs, a, rp);
+		run_programs(ob, w, out->inputs, deadline, a, rp);
+	if (rp->timeout)
+		return;                      /* not confirmed: the run did not end */
 	if (rp->ptx_ran) {
 		double tol = atol + rtol * fabs(rp->ref_ptx);
 		rp->confirmed = differs(rp->ref_ptx, rp->opt_ptx, tol);
+		rp->shown = rp->confirmed ? RS_PROGRAMS : RS_NONE;
 		if (model && !rp->confirmed)
 			rp->message = "the symbolic model differs here, but the PTX of the programs does not";
 	} else {
-		rp->confirmed = model;
+		/* Only a run of both programs that shows the difference
+		 * confirms a witness: the model evaluated again is the same
+		 * model that made it. */
+		rp->confirmed = false;
+		rp->shown = model ? RS_MODEL_ONLY : RS_NONE;
+		if (model)
+			rp->message = arena_printf(a, "a difference in the model only: the programs could not be "
+			                           "run on the witness (%s)",
+			                           rp->ptx_error ? rp->ptx_error : "no reason given");
 	}
 	for (uint32_t k = 0; k < w->ninputs && !rp->message; k++) {
 		const struct obl_input *x = w->inputs[k].input < ob->inputs.len ?

@@ -24,8 +24,12 @@ static void output_name(FILE *f, const struct sym_state *st, uint32_t o)
 
 static void finding(FILE *f, const struct sym_state *st, size_t i, const struct sym_finding *x)
 {
-	fprintf(f, "finding %zu: %s in kernel %s (%s, launch %u)\n", i + 1, x->cls, x->kernel,
-	        prog_name(st, x->prog), x->launch);
+	if (x->launch == UINT32_MAX)     /* dmerge's: no launch (shape-mismatch) */
+		fprintf(f, "finding %zu: %s in %s (%s)\n", i + 1, x->cls, x->kernel,
+		        prog_name(st, x->prog));
+	else
+		fprintf(f, "finding %zu: %s in kernel %s (%s, launch %u)\n", i + 1, x->cls, x->kernel,
+		        prog_name(st, x->prog), x->launch);
 	if (x->line || x->src_file) {
 		fprintf(f, "  at");
 		if (x->line)
@@ -94,7 +98,7 @@ static void witness(FILE *f, const struct report_data *d, size_t i, const struct
 		fprintf(f, ", ... and %u more", w->ninputs - MAX_INPUTS_LISTED);
 	fprintf(f, "\n");
 	const struct rp_replay *r = &rp->r;
-	if (r->message && !r->ptx_ran) {
+	if (r->message && !r->ptx_ran && r->shown != RS_MODEL_ONLY) {
 		fprintf(f, "  solver: ref %.9g, opt %.9g\n  replay failed: %s\n  NOT CONFIRMED\n",
 		        w->ref, w->opt, r->message);
 		return;
@@ -108,9 +112,10 @@ static void witness(FILE *f, const struct report_data *d, size_t i, const struct
 		        prog_name(st, 0), r->ref_ptx, prog_name(st, 1), r->opt_ptx);
 	else if (r->ptx_error)
 		fprintf(f, "  programs not run on the witness: %s\n", r->ptx_error);
-	if (r->message)
+	if (r->message && r->shown != RS_MODEL_ONLY)
 		fprintf(f, "  note: %s\n", r->message);
-	fprintf(f, "  %s\n", r->confirmed ? "CONFIRMED" : "NOT CONFIRMED");
+	fprintf(f, "  %s\n", r->confirmed ? "CONFIRMED" :
+	        r->shown == RS_MODEL_ONLY ? "NOT CONFIRMED (a difference in the model only)" : "NOT CONFIRMED");
 }
 
 void report_write(FILE *f, const struct report_data *d)

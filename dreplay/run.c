@@ -2,10 +2,13 @@
  * run.c: dreplay over a verdict stream: pass every record through, gather
  * the obligation, write sets, findings, uninitialised locations, witnesses
  * and the verdict, replay every witness, append "replay" records and the
- * final "report", and write the report for people.
+ * final "report", and write the report for people.  When the budget runs
+ * out, the witness at work and those after it get replay records that say
+ * "timeout", and the report says "timeout" unless a bug is already shown.
  */
 #include "dreplay.h"
 
+#include "deadline.h"
 #include "diag.h"
 
 #include <errno.h>
@@ -17,53 +20,80 @@ static const char *const own_records[] = { "replay", "report", NULL };
 
 struct gathered {
 	VEC(struct vd_witness) witnesses;
-	VEC(size_t) windex;                  /* record index of each witness */
 	VEC(struct vd_location) uninit;
 	struct vd_verdict verdict;
 	bool have_verdict;
+	struct vd_seen seen;                 /* locations and findings the stream holds */
+	bool last_loc;                       /* the record before was a location: */
+	struct vd_location prev;
 };
 
-/* 1 taken, 0 not ours, -1 bad. */
-static int take(struct gathered *g, const struct record *rec, struct arena *a)
+/* Whether [off, off + size of et) lies in output 'output' of st; else a
+ * message naming rec. */
+static bool in_output(const struct record *rec, const struct sym_state *st, uint32_t output,
+                      uint64_t off, enum etype et)
 {
+	if (output < st->obl.outputs.len && off <= st->obl.outputs.items[output].bytes &&
+	    etype_size(et) <= st->obl.outputs.items[output].bytes - off)
+		return true;
+	if (output < st->obl.outputs.len)
+		rec_error(rec, "location outside output %u (%llu bytes)", output,
+		          (unsigned long long)st->obl.outputs.items[output].bytes);
+	else
+		rec_error(rec, "location outside output %u (the stream holds %zu outputs)", output,
+		          st->obl.outputs.len);
+	return false;
+}
+
+/* 1 taken, 0 not ours, -1 bad.  Records refer to the obligation before
+ * them: indices are checked here, as they are read. */
+static int take(struct gathered *g, const struct record *rec, const struct sym_state *st,
+                struct arena *a)
+{
+	bool was_loc = g->last_loc;
+	g->last_loc = false;
+	static const char *const before_verdict[] = { "location", "witness", "finding", "writes" };
+	for (size_t i = 0; g->have_verdict && i < sizeof before_verdict / sizeof *before_verdict; i++)
+		if (strcmp(rec->type, before_verdict[i]) == 0) {
+			rec_error(rec, "a %s record after the verdict (which counts what comes before it)",
+			          rec->type);
+			return -1;
+		}
 	if (strcmp(rec->type, "witness") == 0) {
 		struct vd_witness w;
-		if (!vd_read_witness(rec, a, &w))
+		if (!vd_read_witness(rec, a, &w) || !in_output(rec, st, w.output, w.off, w.et))
 			return -1;
+		if (!was_loc || g->prev.output != w.output || g->prev.index != w.index) {
+			rec_error(rec, "a witness for output %u index %llu without its location record before it",
+			          w.output, (unsigned long long)w.index);
+			return -1;
+		}
 		VEC_PUSH(g->witnesses, w);
-		VEC_PUSH(g->windex, rec->index);
 		return 1;
 	}
 	if (strcmp(rec->type, "location") == 0) {
 		struct vd_location l;
-		if (!vd_read_location(rec, a, &l))
+		if (!vd_read_location(rec, a, &l) || !in_output(rec, st, l.output, l.off, l.et))
 			return -1;
 		if (l.result == LR_UNINIT)
 			VEC_PUSH(g->uninit, l);
+		vd_seen_count(&g->seen, &l);
+		g->last_loc = true;
+		g->prev = l;
 		return 1;
 	}
 	if (strcmp(rec->type, "verdict") == 0) {
-		if (!vd_read_verdict(rec, a, &g->verdict))
+		if (g->have_verdict) {
+			rec_error(rec, "a second verdict record");
+			return -1;
+		}
+		g->seen.findings = st->findings.len;
+		if (!vd_read_verdict(rec, a, &g->verdict) || !vd_check_verdict(rec, &g->verdict, &g->seen))
 			return -1;
 		g->have_verdict = true;
 		return 1;
 	}
 	return 0;
-}
-
-static bool check_witnesses(const struct gathered *g, const struct sym_state *st, const char *file)
-{
-	for (size_t i = 0; i < g->witnesses.len; i++) {
-		const struct vd_witness *w = &g->witnesses.items[i];
-		if (w->output >= st->obl.outputs.len ||
-		    w->off > st->obl.outputs.items[w->output].bytes ||
-		    etype_size(w->et) > st->obl.outputs.items[w->output].bytes - w->off) {
-			warn("%s: record %zu (witness): location outside output %u", file, g->windex.items[i],
-			     w->output);
-			return false;
-		}
-	}
-	return true;
 }
 
 static void summarise(const struct gathered *g, const struct replayed *rep, const struct sym_state *st,
@@ -72,13 +102,16 @@ static void summarise(const struct gathered *g, const struct replayed *rep, cons
 	memset(s, 0, sizeof *s);
 	s->witnesses = g->witnesses.len;
 	s->findings = st->findings.len + g->uninit.len;
-	const struct replayed *first = NULL;
-	for (size_t i = 0; i < g->witnesses.len; i++)
+	const struct replayed *first = NULL, *cut = NULL;
+	for (size_t i = 0; i < g->witnesses.len; i++) {
 		if (rep[i].r.confirmed) {
 			s->confirmed++;
 			if (!first)
 				first = &rep[i];
 		}
+		if (rep[i].r.timeout && !cut)
+			cut = &rep[i];
+	}
 	if (first) {
 		s->result = VR_BUGGY;
 		s->message = arena_printf(a, "output %u index %llu differs: ref %.9g, opt %.9g (float32)",
@@ -86,15 +119,30 @@ static void summarise(const struct gathered *g, const struct replayed *rep, cons
 		                          first->r.ref_f32, first->r.opt_f32);
 	} else if (st->findings.len) {
 		s->result = VR_BUGGY;
-		s->message = arena_printf(a, "%s in kernel %s: %s", st->findings.items[0].cls,
-		                          st->findings.items[0].kernel, st->findings.items[0].message);
+		const struct sym_finding *f0 = &st->findings.items[0];
+		s->message = arena_printf(a, "%s in %s%s: %s", f0->cls,
+		                          f0->launch == UINT32_MAX ? "" : "kernel ", f0->kernel,
+		                          f0->message);
 	} else if (g->uninit.len) {
 		s->result = VR_BUGGY;
 		s->message = arena_printf(a, "output %u index %llu reads never-written memory",
 		                          g->uninit.items[0].output, (unsigned long long)g->uninit.items[0].index);
+	} else if (cut) {
+		/* a witness left unreplayed might have been confirmed */
+		s->result = VR_TIMEOUT;
+		s->message = arena_printf(a, "output %u index %llu: %s", cut->w.output,
+		                          (unsigned long long)cut->w.index, cut->r.message);
 	} else if (g->verdict.result == VR_BUGGY) {
 		s->result = VR_UNKNOWN;
 		s->message = "no witness was confirmed by replay";
+		for (size_t i = 0; i < g->witnesses.len; i++)
+			if (rep[i].r.shown == RS_MODEL_ONLY) {
+				s->message = arena_printf(a, "no witness was confirmed by replay: output %u index %llu "
+				                          "differs in the model only; the programs could not be run on "
+				                          "it (%s)", rep[i].w.output, (unsigned long long)rep[i].w.index,
+				                          rep[i].r.ptx_error ? rep[i].r.ptx_error : "no reason given");
+				break;
+			}
 	} else {
 		s->result = g->verdict.result;
 		s->message = g->verdict.message;
@@ -133,6 +181,21 @@ static bool write_report(const struct dreplay_opts *o, const struct report_data 
 	return true;
 }
 
+/* The replay record of a witness the budget left no time for. */
+static void not_replayed(const struct vd_witness *w, const struct dreplay_opts *o, struct arena *a,
+                         struct replayed *out)
+{
+	memset(out, 0, sizeof *out);
+	out->w = *w;
+	out->writer[0] = out->writer[1] = NO_VALUE;
+	out->r.output = w->output;
+	out->r.index = w->index;
+	out->r.off = w->off;
+	out->r.timeout = true;
+	out->r.message = arena_printf(a, "not replayed: the budget of %g s was spent on the witnesses "
+	                              "before it", o->budget);
+}
+
 static int replay_all(const struct dreplay_opts *opts, struct gathered *g, const struct sym_state *st,
                       struct stream_out *out, struct kept *kept, struct arena *a)
 {
@@ -141,16 +204,30 @@ static int replay_all(const struct dreplay_opts *opts, struct gathered *g, const
 		o->atol = g->verdict.atol;
 	if (isnan(o->rtol))
 		o->rtol = g->verdict.rtol;
-	struct smt *s = smt_new(10000, 0);
+	struct smt *s = smt_new(0, DREPLAY_RLIMIT);
+	smt_set_deadline(s, o->deadline);
 	struct resolver *r = resolver_new(st, s);
+	resolver_set_deadline(r, o->deadline);
 	struct replayed *rep = xcalloc(g->witnesses.len + 1, sizeof *rep);
+	size_t timeouts = 0;
 	for (size_t i = 0; i < g->witnesses.len; i++) {
-		replay_witness(r, st, &g->witnesses.items[i], o->atol, o->rtol, a, &rep[i]);
+		if (deadline_passed(o->deadline)) {
+			not_replayed(&g->witnesses.items[i], o, a, &rep[i]);
+		} else {
+			replay_witness(r, st, &g->witnesses.items[i], o->atol, o->rtol, o->deadline, a, &rep[i]);
+			if (rep[i].r.timeout)
+				warn("timeout: witness %zu (output %u index %llu): %s", i, rep[i].w.output,
+				     (unsigned long long)rep[i].w.index, rep[i].r.message);
+		}
+		timeouts += rep[i].r.timeout;
 		rp_write_replay(out, &rep[i].r);
 	}
 	struct rp_report sum;
 	summarise(g, rep, st, a, &sum);
 	rp_write_report(out, &sum);
+	if (sum.result == VR_TIMEOUT || timeouts)
+		warn("timeout: %zu of %zu witnesses not replayed within the budget of %g s", timeouts,
+		     g->witnesses.len, o->budget);
 	struct report_data d = { st, &g->verdict, g->uninit.items, g->uninit.len, rep, g->witnesses.len,
 	                         &sum, o->atol, o->rtol };
 	int status = sum.result == VR_BUGGY ? EXIT_BUG : sum.result == VR_CORRECT ? EXIT_OK : EXIT_UNDECIDED;
@@ -161,7 +238,7 @@ static int replay_all(const struct dreplay_opts *opts, struct gathered *g, const
 	if (o->sarif && !sarif_write(o->sarif, &d))
 		status = EXIT_TROUBLE;
 	if (kept->out) {
-		bool ok = stream_out_free(kept->out) == 0;
+		bool ok = stream_out_close(kept->out, EXIT_OK) == EXIT_OK;
 		kept->out = NULL;
 		if (fclose(kept->f) != 0 || !ok)
 			die("cannot keep the stream for the bundle");
@@ -176,7 +253,7 @@ static int replay_all(const struct dreplay_opts *opts, struct gathered *g, const
 	return status;
 }
 
-int dreplay_run(const struct dreplay_opts *o, const char *const *files, int nfiles)
+int dreplay_run(const struct dreplay_opts *o, struct stream_in *in, FILE *outf)
 {
 	struct ectx *cx = ectx_new();
 	struct sym_state st;
@@ -185,8 +262,7 @@ int dreplay_run(const struct dreplay_opts *o, const char *const *files, int nfil
 	memset(&g, 0, sizeof g);
 	arena_init(&keep);
 	sym_state_init(&st, cx);
-	struct stream_in *in = stream_in_open(files, nfiles);
-	struct stream_out *out = stream_out_new(stdout);
+	struct stream_out *out = stream_out_new(outf);
 	struct kept kept = { NULL, NULL, 0, NULL };
 	if (o->bundle) {
 		if (!(kept.f = open_memstream(&kept.buf, &kept.len)))
@@ -194,12 +270,12 @@ int dreplay_run(const struct dreplay_opts *o, const char *const *files, int nfil
 		kept.out = stream_out_new(kept.f);
 	}
 	struct record rec;
-	const char *file = nfiles ? files[nfiles - 1] : "-";
+	const char *file = "-";
 	int k, status;
 	while ((k = stream_in_next(in, &rec)) > 0) {
 		file = arena_strdup(&keep, rec.file);
 		if (!rec_require_kind(&rec, "verdict", "dcheck") ||
-		    sym_state_take(&st, &rec) < 0 || take(&g, &rec, &keep) < 0) {
+		    sym_state_take(&st, &rec) < 0 || take(&g, &rec, &st, &keep) < 0) {
 			k = -1;
 			break;
 		}
@@ -207,7 +283,7 @@ int dreplay_run(const struct dreplay_opts *o, const char *const *files, int nfil
 		if (kept.out && strcmp(rec.type, "replay") != 0 && strcmp(rec.type, "report") != 0)
 			out_pass(kept.out, &rec, "verdict", own_records);
 	}
-	if (k != 0 || !sym_state_finish(&st, file, true) || !check_witnesses(&g, &st, file)) {
+	if (k != 0 || !sym_state_finish(&st, file, true) || !obligation_check_outputs(&st.obl, st.findings.len, file)) {
 		status = EXIT_TROUBLE;
 	} else if (!g.have_verdict) {
 		warn("%s: no verdict record (run dcheck first)", file);
@@ -220,11 +296,8 @@ int dreplay_run(const struct dreplay_opts *o, const char *const *files, int nfil
 	if (kept.f)
 		fclose(kept.f);
 	free(kept.buf);
-	stream_in_close(in);
-	if (stream_out_free(out) < 0)
-		status = EXIT_TROUBLE;
+	status = stream_out_close(out, status);
 	VEC_FREE(g.witnesses);
-	VEC_FREE(g.windex);
 	VEC_FREE(g.uninit);
 	sym_state_release(&st);
 	ectx_free(cx);

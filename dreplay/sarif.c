@@ -77,7 +77,9 @@ static const char *describe(const char *cls)
 		{ "shfl-inactive", "warp shuffle with a full mask under a predicated warp" },
 		{ "shfl-undef", "warp shuffle reading a lane outside the block or inactive" },
 		{ "uninit-shared", "read of never-written shared memory" },
+		{ "global-race", "plain store and atomic update of one global location that no barrier orders" },
 		{ "uninit-output", "output location reads never-written memory" },
+		{ "shape-mismatch", "an output has a different shape in the two programs" },
 		{ "wrong-result", "the optimized program computes a different value (confirmed witness)" },
 	};
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
@@ -99,7 +101,9 @@ static json_t *finding(json_t *rules, const struct sym_state *st, const struct s
 	json_t *loc = x->src_file ? physical(x->src_file, x->src_line) : json_object();
 	json_object_set_new(loc, "logicalLocations", logical(x->kernel));
 	json_object_set_new(r, "locations", json_pack("[o]", loc));
-	json_t *pr = json_pack("{s:s, s:i, s:s}", "program", prog_name(st, x->prog), "launch",
+	json_t *pr = x->launch == UINT32_MAX ?     /* dmerge's: no launch */
+	             json_pack("{s:s, s:s}", "program", prog_name(st, x->prog), "output", x->kernel) :
+	             json_pack("{s:s, s:i, s:s}", "program", prog_name(st, x->prog), "launch",
 	                       (json_int_t)x->launch, "kernel", x->kernel);
 	if (x->line)
 		json_object_set_new(pr, "ptxLine", json_integer(x->line));

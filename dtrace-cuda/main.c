@@ -127,18 +127,19 @@ static int trace_one(const char *shim, bool gpu, const char *name, char *const *
 		return EXIT_TROUBLE;
 	}
 	struct stream_out *w = stream_out_new(out);
-	struct run r = { .shim = shim, .gpu = gpu, .argv = argv, .max_data = max_data, .out = out };
+	struct run r = { .shim = shim, .gpu = gpu, .argv = argv, .max_data = max_data, .out = w };
 	trace_write_header(w, name);
 	bool ok = run_program(&r);
 	int status = report(&r, unsupported);
 	if (!ok)
 		status = EXIT_TROUBLE;
-	if (r.started) {
+	/* The end record says the trace is whole: only when the program ran
+	 * to its end and everything it did was recorded (dirigo-trace(5)). */
+	if (r.started && status != EXIT_TROUBLE) {
 		struct trace_end end = { .status = r.status };
 		trace_write_end(w, &end);
 	}
-	if (stream_out_free(w) != 0)
-		status = EXIT_TROUBLE;
+	status = stream_out_close(w, status);
 	if (out != stdout && fclose(out) != 0) {
 		warn("write error on '%s': %s", output, strerror(errno));
 		status = EXIT_TROUBLE;

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "stream.h"
+
 /* The runtime to preload: $DIRIGO_CUDART, else <exe dir>/../lib/
  * libdirigo-cudart.so, else <exe dir>/../lib/dirigo/libdirigo-cudart.so.
  * Returns a heap string, or NULL (message printed) if none exists. */
@@ -26,7 +28,7 @@ struct run {
 	bool gpu;                  /* forward to the real runtime (--gpu) */
 	char *const *argv;         /* program and its arguments */
 	uint64_t max_data;         /* passed to the shim */
-	FILE *out;                 /* the shim's records are copied here */
+	struct stream_out *out;    /* the shim's records are copied here */
 	/* results */
 	bool started;              /* the program could be executed */
 	int status;                /* exit status, 128+N for signal N */

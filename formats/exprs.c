@@ -19,6 +19,10 @@
  *   "extract"          [ "extract", "bvW", LOW, ARG ]    bits LOW+W-1..LOW of ARG
  *   "fun"              [ "fun", "real", NAME, ARG... ]   NAME: efun_name ("tanh", "pow", ...)
  *   "r2s", "r2u"       [ OP, "bvW", RMODE, ARG ]         RMODE: "rn", "rz", "rm", "rp"
+ *   "opaque"           [ "opaque", SORT, TAG, AS, ARG... ] an uninterpreted function TAG of
+ *                                                        the arguments (TAG < 2^56); AS: ""
+ *                                                        for a function, "bits.FT" / "float.FT"
+ *                                                        for a reinterpretation of a float type
  *   every other OP     [ OP, SORT, ARG... ]
  *
  * For leaves SORT must be the sort the payload implies (e.g. the element
@@ -57,6 +61,15 @@ static void write_node(struct stream_out *w, const struct etable *t, const struc
 	case EOP_EXTRACT: out_u64(w, e->u); break;
 	case EOP_FUN: out_str(w, efun_name((enum efun)e->u)); break;
 	case EOP_R2S: case EOP_R2U: out_str(w, rmode_name((enum rmode)e->u)); break;
+	case EOP_OPAQUE: {
+		char as[16] = "";
+		if (EOPQ_KIND(e->u) != EOPQ_FN)
+			snprintf(as, sizeof as, "%s.%s", EOPQ_KIND(e->u) == EOPQ_BITS ? "bits" : "float",
+			         etype_name(EOPQ_FT(e->u)));
+		out_u64(w, EOPQ_TAGOF(e->u));
+		out_str(w, as);
+		break;
+	}
 	default: break;
 	}
 	for (unsigned i = first; i < e->nargs; i++)
@@ -221,6 +234,30 @@ static const struct expr *read_node(struct rd *r, struct ectx *cx, const struct 
 			return fail(r, "unknown rounding mode '%s'", buf), NULL;
 		u = (uint64_t)m;
 		first = 3;
+		break;
+	}
+	case EOP_OPAQUE: {
+		uint64_t tag;
+		if (!u64_field(r, 2, &tag, "tag") || !str_field(r, 3, buf, sizeof buf, "reinterpretation"))
+			return NULL;
+		if (tag > EOPQ_TAG_MASK)
+			return fail(r, "tag %llu is too large", (unsigned long long)tag), NULL;
+		enum eopq_kind kind = EOPQ_FN;
+		enum etype ft = ET_NONE;
+		if (buf[0]) {
+			const char *dot = strchr(buf, '.');
+			if (dot && !strncmp(buf, "bits.", 5))
+				kind = EOPQ_BITS;
+			else if (dot && !strncmp(buf, "float.", 6))
+				kind = EOPQ_FLOAT;
+			else
+				return fail(r, "unknown reinterpretation '%s'", buf), NULL;
+			ft = etype_parse(dot + 1);
+			if (!etype_is_float(ft))
+				return fail(r, "'%s' is not a float type", dot + 1), NULL;
+		}
+		u = EOPQ(kind, ft, tag);
+		first = 4;
 		break;
 	}
 	default:

@@ -29,7 +29,14 @@ void obl_write_input(struct stream_out *w, const struct obl_input *r)
 	}
 	if (r->role)
 		out_kstr(w, "role", r->role);
+	if (r->has_prog)
+		out_ku64(w, "prog", r->prog);
 	out_end(w);
+}
+
+bool obl_input_random(const struct obl_input *in)
+{
+	return in->role && strcmp(in->role, "random") == 0;
 }
 
 void obl_write_value(struct stream_out *w, const struct obl_value *r)
@@ -258,6 +265,12 @@ bool obl_read_input(const struct record *rec, struct arena *a, struct obl_input 
 	}
 	read_dtype_shape(rec, a, &r->dtype, &r->ndim, r->shape, &ok);
 	r->role = rec_str_opt(rec, "role", a, &ok);
+	r->has_prog = rec_get(rec, "prog") != NULL;
+	r->prog = (uint32_t)rec_u64_opt(rec, "prog", 0, &ok);
+	if (ok && r->has_prog && r->prog > 1) {
+		rec_error(rec, "field 'prog': %u is not 0 or 1", r->prog);
+		ok = false;
+	}
 	return ok;
 }
 
@@ -750,6 +763,14 @@ bool obligation_check(const struct obligation *o, const char *file)
 			    out->bytes > o->values.items[out->value[p]].bytes - out->off[p])
 				FAIL("%s: output %zu: bad value for program %d", file, i, p);
 	}
+	return true;
+}
+
+bool obligation_check_outputs(const struct obligation *o, size_t findings, const char *file)
+{
+	if (!o->outputs.len && !findings)
+		FAIL("%s: the obligation has no output records: there is nothing to compare (a stream "
+		     "cut short, or an obligation dmerge did not write?)", file);
 	return true;
 }
 

@@ -46,12 +46,19 @@ struct obl_input {                  /* "input" */
 	const void *data;               /* original bytes, or NULL if not kept */
 	size_t ndata;
 	/* torch inputs (optional): element type (ET_NONE if not given) and
-	 * shape; role ("input", "param", "buffer", "prefix") */
+	 * shape; role ("input", "param", "buffer", "prefix", "random") */
 	enum etype dtype;
 	uint32_t ndim;
 	int64_t shape[TORCH_MAX_DIMS];
 	const char *role;
+	/* role "random" (the result of a random op, named by name): the one
+	 * program that reads it */
+	bool has_prog;
+	uint32_t prog;
 };
+
+/* Whether input in is the result of a random op (role "random"). */
+bool obl_input_random(const struct obl_input *in);
 
 enum value_def { VD_UNINIT, VD_INPUT, VD_MEMSET, VD_COPY, VD_LAUNCH, VD_OP, VD_DATA };
 
@@ -198,6 +205,12 @@ int  obligation_take(struct obligation *o, const struct record *rec);
 /* Checks references between records (values, launches, modules, outputs);
  * false after printing what is wrong, naming 'file'. */
 bool obligation_check(const struct obligation *o, const char *file);
+/* A verdict rests on at least one output pair, or on a finding upstream
+ * (dmerge's shape-mismatch of outputs with different element counts
+ * compares nothing): false, after a message naming 'file', when the
+ * obligation has no output and 'findings' is 0 (dexec, dcheck and dreplay
+ * refuse such a stream with exit 2). */
+bool obligation_check_outputs(const struct obligation *o, size_t findings, const char *file);
 
 
 /* Starts an obligation stream: the header (stream "obligation") and the

@@ -5,6 +5,15 @@
 
 #include <string.h>
 
+static const char *const shown_names[] = {
+	[RS_NONE] = "none", [RS_PROGRAMS] = "programs", [RS_MODEL_ONLY] = "model-only",
+};
+
+const char *rp_shown_name(enum rp_shown s)
+{
+	return s < RS__COUNT ? shown_names[s] : "none";
+}
+
 /* NaN and infinities are written as msgpack floats like any other value. */
 void rp_write_replay(struct stream_out *w, const struct rp_replay *r)
 {
@@ -19,6 +28,7 @@ void rp_write_replay(struct stream_out *w, const struct rp_replay *r)
 	out_kf64(w, "diff", r->diff);
 	out_kf64(w, "tol", r->tol);
 	out_kbool(w, "confirmed", r->confirmed);
+	out_kstr(w, "shown", rp_shown_name(r->shown));
 	if (r->message)
 		out_kstr(w, "message", r->message);
 	if (r->ptx_ran) {
@@ -27,6 +37,8 @@ void rp_write_replay(struct stream_out *w, const struct rp_replay *r)
 	}
 	if (r->ptx_error)
 		out_kstr(w, "ptx_error", r->ptx_error);
+	if (r->timeout)
+		out_kbool(w, "timeout", true);
 	out_end(w);
 }
 
@@ -63,9 +75,21 @@ bool rp_read_replay(const struct record *rec, struct arena *a, struct rp_replay 
 		r->confirmed = c->via.boolean;
 	}
 	r->message = rec_str_opt(rec, "message", a, &ok);
+	const char *sh = rec_str_opt(rec, "shown", a, &ok);
+	r->shown = r->confirmed ? RS_PROGRAMS : RS_NONE;
+	for (int i = 0; sh && i < RS__COUNT; i++)
+		if (strcmp(sh, shown_names[i]) == 0)
+			r->shown = (enum rp_shown)i;
 	r->ptx_error = rec_str_opt(rec, "ptx_error", a, &ok);
 	const msgpack_object *rp = rec_get(rec, "ref_ptx"), *op = rec_get(rec, "opt_ptx");
 	r->ptx_ran = rp && op && obj_f64(rp, &r->ref_ptx) && obj_f64(op, &r->opt_ptx);
+	const msgpack_object *t = rec_get(rec, "timeout");
+	if (t && t->type != MSGPACK_OBJECT_BOOLEAN) {
+		if (ok)
+			rec_error(rec, "field 'timeout' is not a boolean");
+		ok = false;
+	}
+	r->timeout = t && t->type == MSGPACK_OBJECT_BOOLEAN && t->via.boolean;
 	r->output = (uint32_t)out;
 	return ok && out <= UINT32_MAX;
 }

@@ -14,6 +14,12 @@
 #include "stream.h"
 #include "verdict.h"
 
+/* What a replay showed: the programs themselves differ at the witness
+ * (confirmed), only the model evaluated again at it differs (the programs
+ * could not be run: ptx_error says why), or no difference. */
+enum rp_shown { RS_NONE, RS_PROGRAMS, RS_MODEL_ONLY, RS__COUNT };
+const char *rp_shown_name(enum rp_shown s);          /* "none", "programs", "model-only" */
+
 struct rp_replay {                   /* "replay" */
 	uint32_t output;
 	uint64_t index, off;
@@ -21,13 +27,18 @@ struct rp_replay {                   /* "replay" */
 	double ref_f64, opt_f64;         /* the same in binary64 */
 	double diff;                     /* |opt_f32 - ref_f32| */
 	double tol;                      /* atol + rtol * |ref_f32| */
-	bool confirmed;                  /* diff > tol (or exactly one side NaN) */
+	bool confirmed;                  /* the programs run on the witness differ there
+	                                  * beyond the tolerance (or one side is NaN) */
+	enum rp_shown shown;             /* what replay showed */
 	const char *message;             /* NULL, or why evaluation failed */
 	/* The whole programs executed by the PTX interpreter on the witness
 	 * input (independent of the symbolic model): */
 	bool ptx_ran;                    /* both programs ran to completion */
 	double ref_ptx, opt_ptx;         /* the location's value in each */
 	const char *ptx_error;           /* why they did not run, or NULL */
+	/* optional: the budget ran out before the replay of this witness
+	 * ended (message says what it was doing); never confirmed then */
+	bool timeout;
 };
 
 struct rp_report {                   /* "report" */

@@ -44,6 +44,8 @@ static void put_write(struct stream_out *w, struct etable *t, const struct sym_w
 			out_ku64(w, "cmp", etable_index(t, x->cmp));
 	}
 	out_ku64(w, "seq", x->seq);
+	if (x->epoch)
+		out_ku64(w, "epoch", x->epoch);
 	out_ku64(w, "line", x->line);
 	if (x->src_line)
 		out_ku64(w, "src_line", x->src_line);
@@ -137,6 +139,24 @@ void sym_write_writes(struct stream_out *w, const struct sym_writes *r)
 		for (uint32_t i = 0; i < r->nshared; i++)
 			if (r->shared[i].op == SA_NONE)
 				put_shwrite(w, t, &r->shared[i]);
+		out_array_end(w);
+	}
+	if (r->nopaques) {
+		out_key(w, "opaques");
+		out_array_begin(w);
+		for (uint32_t i = 0; i < r->nopaques; i++) {
+			const struct sym_opaque *o = &r->opaques[i];
+			out_map_begin(w);
+			if (o->line)
+				out_ku64(w, "line", o->line);
+			if (o->src_file)
+				out_kstr(w, "src_file", o->src_file);
+			if (o->src_line)
+				out_ku64(w, "src_line", o->src_line);
+			out_kstr(w, "instr", o->instr ? o->instr : "");
+			out_kstr(w, "what", o->what ? o->what : "");
+			out_map_end(w);
+		}
 		out_array_end(w);
 	}
 	if (nshatom) {
@@ -351,15 +371,17 @@ static bool read_wlist(const struct record *rec, const char *key, bool atomic,
 		struct sym_write *x = &(*out)[i];
 		struct store_fields f;
 		bool sorts;
-		uint64_t value;
+		uint64_t value, ep = 0;
+		const msgpack_object *epo = obj_get(m, "epoch");
 		if (!read_store(m, atomic, nodes, ne, &f, &sorts) ||
-		    !obj_u64(obj_get(m, "value"), &value) || value > UINT32_MAX) {
+		    !obj_u64(obj_get(m, "value"), &value) || value > UINT32_MAX ||
+		    (epo && (!obj_u64(epo, &ep) || ep >= SYM_SH_EPOCH_MAX))) {
 			if (sorts)
 				rec_error(rec, "%s %u: expressions of the wrong sort", atomic ? "atomic" : "write", i);
 			else if (atomic)
-				rec_error(rec, "atomic %u is malformed (value, dom, addr, val, type, op, cmp)", i);
+				rec_error(rec, "atomic %u is malformed (value, dom, addr, val, type, op, cmp, epoch)", i);
 			else
-				rec_error(rec, "write %u is malformed (value, dom, addr, val, type)", i);
+				rec_error(rec, "write %u is malformed (value, dom, addr, val, type, epoch)", i);
 			return false;
 		}
 		x->value = (uint32_t)value;
@@ -372,6 +394,67 @@ static bool read_wlist(const struct record *rec, const char *key, bool atomic,
 		x->seq = (uint32_t)f.seq;
 		x->line = (uint32_t)f.line;
 		x->src_line = (uint32_t)f.src_line;
+		x->epoch = (uint32_t)ep;
+	}
+	return true;
+}
+
+const struct sym_opaque *sym_opaque_of(const struct sym_writes *r, const struct expr *e)
+{
+	if (!e || e->op != EOP_OPAQUE)
+		return NULL;
+	uint64_t tag = EOPQ_TAGOF(e->u);
+	if (!tag || SYM_OPAQUE_IS_STORE(tag) || SYM_OPAQUE_LAUNCH(tag) != r->launch ||
+	    SYM_OPAQUE_INDEX(tag) >= r->nopaques)
+		return NULL;
+	return &r->opaques[SYM_OPAQUE_INDEX(tag)];
+}
+
+static const char *str_of(const msgpack_object *o, struct arena *a)
+{
+	if (!o || o->type != MSGPACK_OBJECT_STR || memchr(o->via.str.ptr, 0, o->via.str.size))
+		return NULL;
+	char *s = arena_alloc(a, o->via.str.size + 1);
+	memcpy(s, o->via.str.ptr, o->via.str.size);
+	s[o->via.str.size] = 0;
+	return s;
+}
+
+/* "opaques", and every opaque node of the table naming an entry of it
+ * (functions must; reinterpretations may have tag 0). */
+static bool read_opaques(const struct record *rec, struct sym_writes *r, const struct expr **nodes,
+                         uint32_t ne, struct arena *a)
+{
+	const msgpack_object *arr;
+	uint32_t n;
+	if (!store_array(rec, "opaques", &arr, &n))
+		return false;
+	r->opaques = ARENA_NEWN(a, struct sym_opaque, n ? n : 1);
+	r->nopaques = n;
+	for (uint32_t i = 0; i < n; i++) {
+		const msgpack_object *m = &arr[i];
+		struct sym_opaque *o = &r->opaques[i];
+		uint64_t line = 0, sl = 0;
+		if (m->type != MSGPACK_OBJECT_MAP || !(o->instr = str_of(obj_get(m, "instr"), a)) ||
+		    !(o->what = str_of(obj_get(m, "what"), a)) ||
+		    (obj_get(m, "line") && (!obj_u64(obj_get(m, "line"), &line) || line > UINT32_MAX)) ||
+		    (obj_get(m, "src_line") && (!obj_u64(obj_get(m, "src_line"), &sl) || sl > UINT32_MAX))) {
+			rec_error(rec, "opaques entry %u is malformed (instr, what, line, src_file, src_line)", i);
+			return false;
+		}
+		o->line = (uint32_t)line;
+		o->src_line = (uint32_t)sl;
+		o->src_file = str_of(obj_get(m, "src_file"), a);
+	}
+	for (uint32_t i = 0; i < ne; i++) {
+		const struct expr *e = nodes[i];
+		if (e->op != EOP_OPAQUE || (!EOPQ_TAGOF(e->u) && EOPQ_KIND(e->u) != EOPQ_FN))
+			continue;
+		if (!sym_opaque_of(r, e)) {
+			rec_error(rec, "exprs: expression %u: opaque tag %llu names no entry of this launch's "
+			          "opaques", i, (unsigned long long)EOPQ_TAGOF(e->u));
+			return false;
+		}
 	}
 	return true;
 }
@@ -404,7 +487,8 @@ bool sym_read_writes(const struct record *rec, struct ectx *cx, struct arena *a,
 		rec_error(rec, "exprs: %s", err);
 		return false;
 	}
-	return read_wlist(rec, "writes", false, nodes, ne, a, &r->writes, &r->nwrites) &&
+	return read_opaques(rec, r, nodes, ne, a) &&
+	       read_wlist(rec, "writes", false, nodes, ne, a, &r->writes, &r->nwrites) &&
 	       read_wlist(rec, "atomics", true, nodes, ne, a, &r->atomics, &r->natomics) &&
 	       read_shared(rec, "shared", false, nodes, ne, a, &r->shared, &r->nshared) &&
 	       read_shared(rec, "shared_atomics", true, nodes, ne, a, &r->shatomics, &r->nshatomics);
@@ -450,6 +534,38 @@ bool sym_read_finding(const struct record *rec, struct arena *a, struct sym_find
 			r->ctaid2[i] = (uint32_t)y;
 		}
 	}
+	return ok;
+}
+
+void sym_write_timeout(struct stream_out *w, const struct sym_timeout *r)
+{
+	out_begin(w, "timeout");
+	out_ku64(w, "prog", r->prog);
+	out_ku64(w, "launch", r->launch);
+	out_kstr(w, "kernel", r->kernel);
+	if (r->line)
+		out_ku64(w, "line", r->line);
+	out_kstr(w, "doing", r->doing);
+	out_kstr(w, "message", r->message);
+	out_end(w);
+}
+
+bool sym_read_timeout(const struct record *rec, struct arena *a, struct sym_timeout *r)
+{
+	bool ok = true;
+	memset(r, 0, sizeof *r);
+	uint64_t prog = rec_u64(rec, "prog", &ok), launch = rec_u64(rec, "launch", &ok);
+	r->kernel = rec_str(rec, "kernel", a, &ok);
+	uint64_t line = rec_u64_opt(rec, "line", 0, &ok);
+	r->doing = rec_str(rec, "doing", a, &ok);
+	r->message = rec_str(rec, "message", a, &ok);
+	if (ok && (prog > 1 || launch >= UINT32_MAX || line > UINT32_MAX)) {
+		rec_error(rec, "field 'prog', 'launch' or 'line' out of range");
+		ok = false;
+	}
+	r->prog = (uint32_t)prog;
+	r->launch = (uint32_t)launch;
+	r->line = (uint32_t)line;
 	return ok;
 }
 

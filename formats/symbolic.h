@@ -8,9 +8,13 @@
  *              wins.  Atomic contributions (atom, red) are writes with an
  *              operation (op != SA_NONE): the location ends up holding its
  *              value before the launch combined by op with the val of every
- *              thread whose dom and addr hit it, in any order.
+ *              thread whose dom and addr hit it, in any order.  A
+ *              write's epoch (barriers passed) orders it against the
+ *              others of its block; nothing orders writes of two blocks.
  * finding      a violation of the CUDA model found while executing a launch
  * unsupported  a launch dexec could not execute (with the reason)
+ * timeout      a launch dexec did not finish within its budget (what it
+ *              was doing when the time ran out; not a verdict)
  */
 #ifndef DIRIGO_FORMATS_SYMBOLIC_H
 #define DIRIGO_FORMATS_SYMBOLIC_H
@@ -45,6 +49,9 @@ struct sym_write {
 	uint32_t src_line;           /* .cu line, 0 if unknown */
 	uint8_t op;                  /* enum sym_atom_op: SA_NONE for a plain store */
 	const struct expr *cmp;      /* SA_CAS: the compare operand; else NULL */
+	uint32_t epoch;              /* block barriers the thread passed before it (0 in
+	                                old streams): orders the stores and atomics of
+	                                one block's threads on a location */
 };
 
 /* A store to shared memory (paper 3.3.3): addr is a byte offset in the
@@ -74,6 +81,25 @@ struct sym_shwrite {
 #define SYM_SH_EPOCH_MAX  (1u << 24)
 #define SYM_SH_CODE(epoch, sub) (((uint64_t)(epoch) << 40) | ((uint64_t)(sub) << 24))
 
+/* Where a launch's opaque values come from (expr.h, "Opaque values"): the
+ * value of tag launch << 32 | (i + 1) comes from entry i of the launch's
+ * table (tag 0 is no entry: an idiom's own reinterpretation). */
+struct sym_opaque {
+	uint32_t line;               /* PTX line, 0 if none */
+	const char *src_file;        /* NULL if unknown */
+	uint32_t src_line;
+	const char *instr;           /* the instruction as written: "mov.b32 %r1, %f1;" */
+	const char *what;            /* why it has no exact meaning: "bit reinterpretation" */
+};
+#define SYM_OPAQUE_TAG(launch, i)   (((uint64_t)(launch) << 32) | ((uint64_t)(i) + 1))
+#define SYM_OPAQUE_LAUNCH(tag)      ((uint32_t)((tag) >> 32))
+#define SYM_OPAQUE_INDEX(tag)       ((uint32_t)(tag) - 1)   /* UINT32_MAX: no entry */
+/* A tag no record carries: the reinterpretation dcheck makes of the bits
+ * a store of launch `launch` at PTX line `line` wrote with another type
+ * than they are read with (libcommon/resolve.c). */
+#define SYM_OPAQUE_STORE(launch, line) (((uint64_t)(launch) << 32) | 0x80000000u | ((line) & 0x7fffffffu))
+#define SYM_OPAQUE_IS_STORE(tag)    (((tag) & 0x80000000u) != 0)
+
 struct sym_writes {                  /* "writes" */
 	uint32_t launch, prog;
 	const char *kernel;
@@ -93,6 +119,9 @@ struct sym_writes {                  /* "writes" */
 	uint32_t natomics;
 	struct sym_shwrite *shatomics;
 	uint32_t nshatomics;
+	/* optional: the origins of the opaque values (absent: none) */
+	struct sym_opaque *opaques;
+	uint32_t nopaques;
 };
 
 struct sym_finding {                 /* "finding" */
@@ -121,13 +150,27 @@ struct sym_unsupported {             /* "unsupported" */
 	const char *message;
 };
 
+struct sym_timeout {                 /* "timeout" */
+	uint32_t prog, launch;
+	const char *kernel;
+	uint32_t line;               /* PTX line it was at, 0 if none */
+	const char *doing;           /* short: "executing", "race check", "not started" */
+	const char *message;         /* for people: kernel, PTX line, .cu line, what */
+};
+
 void sym_write_writes(struct stream_out *w, const struct sym_writes *r);
 void sym_write_finding(struct stream_out *w, const struct sym_finding *r);
 void sym_write_unsupported(struct stream_out *w, const struct sym_unsupported *r);
+void sym_write_timeout(struct stream_out *w, const struct sym_timeout *r);
+
+/* The origin of an opaque node in launch record r, or NULL when its tag
+ * names no entry of r (tag 0: an idiom's own reinterpretation). */
+const struct sym_opaque *sym_opaque_of(const struct sym_writes *r, const struct expr *e);
 
 /* Expressions are rebuilt in cx. */
 bool sym_read_writes(const struct record *rec, struct ectx *cx, struct arena *a, struct sym_writes *r);
 bool sym_read_finding(const struct record *rec, struct arena *a, struct sym_finding *r);
 bool sym_read_unsupported(const struct record *rec, struct arena *a, struct sym_unsupported *r);
+bool sym_read_timeout(const struct record *rec, struct arena *a, struct sym_timeout *r);
 
 #endif

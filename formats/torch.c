@@ -125,6 +125,8 @@ void torch_write_call(struct stream_out *w, const struct torch_op *r)
 		}
 		out_array_end(w);
 	}
+	if (r->random)
+		out_kbool(w, "random", true);
 }
 
 void torch_write_op(struct stream_out *w, const struct torch_op *r)
@@ -365,6 +367,12 @@ bool torch_read_op(const struct record *rec, struct arena *a, struct torch_op *r
 			r->muts[i].tensor = (uint32_t)v;
 		}
 	}
+	const msgpack_object *rnd = rec_get(rec, "random");
+	if (rnd && rnd->type != MSGPACK_OBJECT_BOOLEAN) {
+		rec_error(rec, "field 'random': not a boolean");
+		ok = false;
+	}
+	r->random = rnd && rnd->type == MSGPACK_OBJECT_BOOLEAN && rnd->via.boolean;
 	return ok;
 }
 

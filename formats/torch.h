@@ -76,6 +76,8 @@ struct torch_op {                  /* "op": one aten call */
 	uint32_t nouts;
 	struct torch_mut *muts;
 	uint32_t nmuts;
+	bool random;                   /* a random op: its results are fresh,
+	                                  unconstrained inputs (field "random") */
 };
 
 enum torch_role { TR_INPUT, TR_PARAM, TR_BUFFER, TR_CONSTANT };

@@ -73,7 +73,10 @@ void trace_write_copy(struct stream_out *w, const struct trace_copy *r)
 {
 	out_begin(w, "copy");
 	out_kstr(w, "dir", trace_copy_dir_name(r->dir));
-	out_ku64(w, "buf", r->buf);
+	if (r->storage != TRACE_NO_BUF)
+		out_ku64(w, "storage", r->storage);
+	else
+		out_ku64(w, "buf", r->buf);
 	out_ku64(w, "off", r->off);
 	out_ku64(w, "bytes", r->bytes);
 	if (r->data)
@@ -81,7 +84,10 @@ void trace_write_copy(struct stream_out *w, const struct trace_copy *r)
 	if (r->hash)
 		out_kstr(w, "hash", r->hash);
 	if (r->dir == TC_D2D) {
-		out_ku64(w, "src_buf", r->src_buf);
+		if (r->src_storage != TRACE_NO_BUF)
+			out_ku64(w, "src_storage", r->src_storage);
+		else
+			out_ku64(w, "src_buf", r->src_buf);
 		out_ku64(w, "src_off", r->src_off);
 	}
 	out_end(w);
@@ -90,7 +96,10 @@ void trace_write_copy(struct stream_out *w, const struct trace_copy *r)
 void trace_write_memset(struct stream_out *w, const struct trace_memset *r)
 {
 	out_begin(w, "memset");
-	out_ku64(w, "buf", r->buf);
+	if (r->storage != TRACE_NO_BUF)
+		out_ku64(w, "storage", r->storage);
+	else
+		out_ku64(w, "buf", r->buf);
 	out_ku64(w, "off", r->off);
 	out_ku64(w, "bytes", r->bytes);
 	out_ku64(w, "value", r->value);
@@ -200,13 +209,29 @@ bool trace_read_free(const struct record *rec, struct arena *a, struct trace_fre
 	return ok;
 }
 
+/* Exactly one of the fields kb (a buffer) and ks (a torch storage): the
+ * other is set to TRACE_NO_BUF. */
+static void read_place(const struct record *rec, const char *kb, const char *ks, uint32_t *buf,
+                       uint32_t *storage, bool *ok)
+{
+	*buf = *storage = TRACE_NO_BUF;
+	if (rec_get(rec, ks) && rec_get(rec, kb)) {
+		rec_error(rec, "fields '%s' and '%s': only one of them may be given", kb, ks);
+		*ok = false;
+	} else if (rec_get(rec, ks)) {
+		*storage = rec_u32(rec, ks, ok);
+	} else {
+		*buf = rec_u32(rec, kb, ok);
+	}
+}
+
 bool trace_read_copy(const struct record *rec, struct arena *a, struct trace_copy *r)
 {
 	bool ok = true;
 	memset(r, 0, sizeof *r);
 	int d = rec_enum(rec, "dir", copy_dirs, 3, a, &ok);
 	r->dir = d < 0 ? TC_H2D : (enum trace_copy_dir)d;
-	r->buf = rec_u32(rec, "buf", &ok);
+	read_place(rec, "buf", "storage", &r->buf, &r->storage, &ok);
 	r->off = rec_u64(rec, "off", &ok);
 	r->bytes = rec_u64(rec, "bytes", &ok);
 	r->data = rec_bin_opt(rec, "data", a, &r->ndata, &ok);
@@ -216,9 +241,9 @@ bool trace_read_copy(const struct record *rec, struct arena *a, struct trace_cop
 		ok = false;
 	}
 	r->hash = rec_str_opt(rec, "hash", a, &ok);
-	r->src_buf = TRACE_NO_BUF;
+	r->src_buf = r->src_storage = TRACE_NO_BUF;
 	if (r->dir == TC_D2D) {
-		r->src_buf = rec_u32(rec, "src_buf", &ok);
+		read_place(rec, "src_buf", "src_storage", &r->src_buf, &r->src_storage, &ok);
 		r->src_off = rec_u64(rec, "src_off", &ok);
 	}
 	return ok;
@@ -229,7 +254,7 @@ bool trace_read_memset(const struct record *rec, struct arena *a, struct trace_m
 	bool ok = true;
 	(void)a;
 	memset(r, 0, sizeof *r);
-	r->buf = rec_u32(rec, "buf", &ok);
+	read_place(rec, "buf", "storage", &r->buf, &r->storage, &ok);
 	r->off = rec_u64(rec, "off", &ok);
 	r->bytes = rec_u64(rec, "bytes", &ok);
 	uint64_t v = rec_u64(rec, "value", &ok);

@@ -45,19 +45,26 @@ struct trace_free {                /* "free" */
 
 enum trace_copy_dir { TC_H2D, TC_D2H, TC_D2D };
 
+/* A copy or memset names a buffer of the program's own (buf) or, in
+ * traces that mix torch ops with kernels, the torch storage it reaches
+ * (storage); exactly one of them is not TRACE_NO_BUF.  Likewise src_buf
+ * and src_storage for the source of a d2d copy. */
 struct trace_copy {                /* "copy" */
 	enum trace_copy_dir dir;
 	uint32_t buf;                  /* destination (h2d, d2d) or source (d2h) */
+	uint32_t storage;              /* the same, a torch storage */
 	uint64_t off, bytes;
 	const void *data;              /* h2d: the bytes, or NULL when not kept */
 	size_t ndata;
 	const char *hash;              /* h2d: FNV-1a 64 of the bytes, else NULL */
 	uint32_t src_buf;              /* d2d only, else TRACE_NO_BUF */
+	uint32_t src_storage;          /* d2d only: the source is a torch storage */
 	uint64_t src_off;
 };
 
 struct trace_memset {              /* "memset" */
 	uint32_t buf;
+	uint32_t storage;              /* in place of buf: a torch storage */
 	uint64_t off, bytes;
 	uint8_t value;
 };

@@ -9,13 +9,14 @@
 static const char *const lr_names[] = {
 	[LR_EQUAL] = "equal", [LR_DIFFER] = "differ", [LR_WITHIN_TOL] = "within-tolerance",
 	[LR_UNKNOWN] = "unknown", [LR_UNSUPPORTED] = "unsupported", [LR_UNINIT] = "uninit",
+	[LR_TIMEOUT] = "timeout",
 };
 static const char *const lh_names[] = {
 	[LH_NONE] = "none", [LH_STRUCTURAL] = "structural", [LH_SCREEN] = "screen", [LH_SMT] = "smt",
 };
 static const char *const vr_names[] = {
 	[VR_BUGGY] = "buggy", [VR_CORRECT] = "checked-correct", [VR_UNKNOWN] = "unknown",
-	[VR_UNSUPPORTED] = "unsupported",
+	[VR_UNSUPPORTED] = "unsupported", [VR_TIMEOUT] = "timeout",
 };
 
 static int parse(const char *const *names, int n, const char *s)
@@ -47,6 +48,8 @@ void vd_write_location(struct stream_out *w, const struct vd_location *r)
 		out_kf64(w, "ms", r->ms);
 	if (r->unconfirmed)
 		out_kbool(w, "unconfirmed", true);
+	if (r->opaque)
+		out_kbool(w, "opaque", true);
 	if (r->detail)
 		out_kstr(w, "detail", r->detail);
 	out_end(w);
@@ -99,6 +102,8 @@ void vd_write_verdict(struct stream_out *w, const struct vd_verdict *r)
 	out_ku64(w, "unknown", r->unknown);
 	out_ku64(w, "unsupported", r->unsupported);
 	out_ku64(w, "uninit", r->uninit);
+	if (r->timeout)
+		out_ku64(w, "timeout", r->timeout);
 	out_ku64(w, "findings", r->findings);
 	out_ku64(w, "locations", r->locations);
 	out_kf64(w, "atol", r->atol);
@@ -115,6 +120,7 @@ void vd_write_verdict(struct stream_out *w, const struct vd_verdict *r)
 	out_ku64(w, "screen", r->screen);
 	out_ku64(w, "smt", r->smt);
 	out_ku64(w, "unconfirmed", r->unconfirmed);
+	out_ku64(w, "opaque", r->opaque);
 	if (r->sharded) {
 		char buf[32];
 		snprintf(buf, sizeof buf, "%u/%u", r->shard, r->nshards);
@@ -171,6 +177,8 @@ bool vd_read_location(const struct record *rec, struct arena *a, struct vd_locat
 		r->has_pos = obj_u64(x, &r->pos);
 	if ((x = rec_get(rec, "unconfirmed")) && x->type == MSGPACK_OBJECT_BOOLEAN)
 		r->unconfirmed = x->via.boolean;
+	if ((x = rec_get(rec, "opaque")) && x->type == MSGPACK_OBJECT_BOOLEAN)
+		r->opaque = x->via.boolean;
 	r->detail = rec_str_opt(rec, "detail", a, &ok);
 	if (ok && out > UINT32_MAX) {
 		rec_error(rec, "field 'output' out of range");
@@ -252,6 +260,7 @@ bool vd_read_verdict(const struct record *rec, struct arena *a, struct vd_verdic
 	r->within_tol = rec_u64_opt(rec, "within_tol", 0, &ok);
 	r->unsupported = rec_u64_opt(rec, "unsupported", 0, &ok);
 	r->uninit = rec_u64_opt(rec, "uninit", 0, &ok);
+	r->timeout = rec_u64_opt(rec, "timeout", 0, &ok);
 	r->locations = rec_u64_opt(rec, "locations", 0, &ok);
 	const msgpack_object *x;
 	r->atol = (x = rec_get(rec, "atol")) && obj_f64(x, &r->atol) ? r->atol : 1e-2;
@@ -266,6 +275,7 @@ bool vd_read_verdict(const struct record *rec, struct arena *a, struct vd_verdic
 	r->screen = rec_u64_opt(rec, "screen", 0, &ok);
 	r->smt = rec_u64_opt(rec, "smt", 0, &ok);
 	r->unconfirmed = rec_u64_opt(rec, "unconfirmed", 0, &ok);
+	r->opaque = rec_u64_opt(rec, "opaque", 0, &ok);
 	const char *sh = rec_str_opt(rec, "shard", a, &ok);
 	if (sh) {
 		unsigned i, n;
@@ -284,4 +294,54 @@ bool vd_read_verdict(const struct record *rec, struct arena *a, struct vd_verdic
 	if ((x = rec_get(rec, "elapsed_s")))
 		r->has_elapsed = obj_f64(x, &r->elapsed_s);
 	return ok;
+}
+
+void vd_seen_count(struct vd_seen *s, const struct vd_location *l)
+{
+	if (l->result < LR__COUNT)
+		s->by_result[l->result]++;
+	s->locations++;
+}
+
+bool vd_check_verdict(const struct record *rec, const struct vd_verdict *v, const struct vd_seen *s)
+{
+	struct { const char *name; uint64_t said, seen; } c[] = {
+		{ "equal", v->equal, s->by_result[LR_EQUAL] },
+		{ "within_tol", v->within_tol, s->by_result[LR_WITHIN_TOL] },
+		{ "differ", v->differ, s->by_result[LR_DIFFER] },
+		{ "unknown", v->unknown, s->by_result[LR_UNKNOWN] },
+		{ "unsupported", v->unsupported, s->by_result[LR_UNSUPPORTED] },
+		{ "uninit", v->uninit, s->by_result[LR_UNINIT] },
+		{ "timeout", v->timeout, s->by_result[LR_TIMEOUT] },
+		{ "checked", v->checked, s->locations },
+		{ "findings", v->findings, s->findings },
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+		if (c[i].said != c[i].seen) {
+			rec_error(rec, "field '%s' says %llu, the stream holds %llu", c[i].name,
+			          (unsigned long long)c[i].said, (unsigned long long)c[i].seen);
+			return false;
+		}
+	uint64_t decided = v->equal + v->within_tol;
+	bool bad = v->differ || v->uninit || v->findings;
+	if (v->locations && v->checked > v->locations && !v->sharded) {
+		rec_error(rec, "%llu locations checked of %llu", (unsigned long long)v->checked,
+		          (unsigned long long)v->locations);
+		return false;
+	}
+	if (v->result == VR_CORRECT && (!decided || bad)) {
+		rec_error(rec, "checked-correct with %llu locations decided equal%s", (unsigned long long)decided,
+		          bad ? " and a bug" : "");
+		return false;
+	}
+	if (v->result == VR_TIMEOUT && bad) {
+		rec_error(rec, "timeout with a bug already shown (a differing location, an uninitialised one "
+		          "or a finding): that is buggy");
+		return false;
+	}
+	if (v->result == VR_BUGGY && !bad) {
+		rec_error(rec, "buggy without a differing location, an uninitialised one or a finding");
+		return false;
+	}
+	return true;
 }

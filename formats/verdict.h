@@ -21,6 +21,8 @@ enum loc_result {
 	LR_UNKNOWN,           /* not decided (solver gave up, race, too big) */
 	LR_UNSUPPORTED,       /* depends on something dirigo cannot model */
 	LR_UNINIT,            /* reads memory that no program step wrote */
+	LR_TIMEOUT,           /* not decided: the time ran out (the stage's budget,
+	                         or a launch dexec did not finish) */
 	LR__COUNT
 };
 enum loc_how { LH_NONE, LH_STRUCTURAL, LH_SCREEN, LH_SMT, LH__COUNT };
@@ -43,6 +45,7 @@ struct vd_location {                 /* "location" */
 	uint64_t pos;                    /* position in the checking order */
 	bool has_pos;                    /* reader: pos was present */
 	bool unconfirmed;                /* solver: differs, but no witness confirmed */
+	bool opaque;                     /* unknown: the value depends on an opaque value */
 };
 
 struct vd_input {                    /* one input element of a witness */
@@ -69,7 +72,7 @@ struct vd_witness {                  /* "witness" */
 	uint32_t nkernels;
 };
 
-enum verdict_result { VR_BUGGY, VR_CORRECT, VR_UNKNOWN, VR_UNSUPPORTED, VR__COUNT };
+enum verdict_result { VR_BUGGY, VR_CORRECT, VR_UNKNOWN, VR_UNSUPPORTED, VR_TIMEOUT, VR__COUNT };
 const char *verdict_result_name(enum verdict_result r);   /* "buggy", "checked-correct", ... */
 int         verdict_result_parse(const char *s);
 
@@ -77,6 +80,7 @@ struct vd_verdict {                  /* "verdict" */
 	enum verdict_result result;
 	uint64_t checked;                /* locations attempted */
 	uint64_t equal, within_tol, differ, unknown, unsupported, uninit;
+	uint64_t timeout;                /* optional (0 when absent) */
 	uint64_t findings;               /* finding records seen upstream */
 	uint64_t locations;              /* locations in all outputs */
 	double atol, rtol;
@@ -89,6 +93,7 @@ struct vd_verdict {                  /* "verdict" */
 	const char *stopped;             /* "first-bug", "budget", "max-locations", "all" */
 	uint64_t structural, screen, smt;  /* locations decided by each path */
 	uint64_t unconfirmed;            /* solver differences without a confirmed witness */
+	uint64_t opaque;                 /* unknown locations that depend on an opaque value */
 	bool sharded;
 	uint32_t shard, nshards;         /* this stream checked positions = shard mod nshards */
 	bool has_estimate;
@@ -106,5 +111,22 @@ void vd_write_verdict(struct stream_out *w, const struct vd_verdict *r);
 bool vd_read_location(const struct record *rec, struct arena *a, struct vd_location *r);
 bool vd_read_witness(const struct record *rec, struct arena *a, struct vd_witness *r);
 bool vd_read_verdict(const struct record *rec, struct arena *a, struct vd_verdict *r);
+
+/* Invariants of a verdict stream, checked before anything is concluded
+ * from it (dirigo-verdict(5), RULES).  What a reader saw: the location
+ * records by result and the finding records. */
+struct vd_seen {
+	uint64_t by_result[LR__COUNT];
+	uint64_t locations;
+	uint64_t findings;
+};
+/* Counts location l (read from a stream) in *s. */
+void vd_seen_count(struct vd_seen *s, const struct vd_location *l);
+/* The verdict record rec (read as *v) against what the stream holds: its
+ * counts are those of the location and finding records, they add up, and
+ * its result follows from them (checked-correct: at least one location
+ * decided equal and nothing buggy; buggy: something buggy).  False after
+ * a message naming the record. */
+bool vd_check_verdict(const struct record *rec, const struct vd_verdict *v, const struct vd_seen *s);
 
 #endif

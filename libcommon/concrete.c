@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "deadline.h"
 #include "ops/ops.h"
 #include "ptx/ptx.h"
 
@@ -47,6 +48,7 @@ struct rp {
 	uint64_t steps;
 	uint32_t launches;
 	uint64_t max_steps;
+	double deadline;
 };
 
 static bool fail(struct rp *r, enum interp_status st, const char *fmt, ...)
@@ -194,7 +196,7 @@ static bool run_launch(struct rp *r, uint32_t lid)
 	}
 	if (ok) {
 		struct interp_mem mem = { ib, nib };
-		struct interp_opts opts = { r->max_steps };
+		struct interp_opts opts = { r->max_steps, r->deadline };
 		struct interp_stats st = { 0, 0 };
 		struct interp_error e;
 		enum interp_status s = interp_launch(m, l->kernel, grid, block, (uint32_t)l->shmem,
@@ -348,6 +350,12 @@ static bool run_op(struct rp *r, uint32_t k)
 		enum emode mode = w->dtype == ET_F64 ? EM_F64 : EM_F32;
 		for (uint64_t f = 0; f < n && ok; f++) {
 			long double x;
+			if (!(f & 63) && deadline_passed(r->deadline)) {
+				ok = fail(r, INTERP_TIMEOUT, "torch op %u '%s': the budget ran out at result %u "
+				          "element %llu of %llu", k, op->call.op, res, (unsigned long long)f,
+				          (unsigned long long)n);
+				break;
+			}
 			if (!op_elem_value(&in, res, f, mode, &lv, &x)) {
 				if (in.res_formula[res] >= 0 || c.failed) {
 					ok = fail(r, INTERP_UNSUPPORTED, "torch op %u '%s': result %u element %llu "
@@ -489,6 +497,7 @@ bool replay_program(const struct obligation *o, uint32_t prog, const void *const
 	r.err = err;
 	r.errlen = errlen;
 	r.max_steps = opts ? opts->max_steps : 0;
+	r.deadline = opts && opts->deadline > 0 ? opts->deadline : DEADLINE_NONE;
 	arena_init(&r.arena);
 	size_t nv = o->values.len;
 	r.saved = xcalloc(nv + 1, sizeof *r.saved);

@@ -33,6 +33,7 @@ struct replay_result {
 
 struct replay_opts {
 	uint64_t max_steps;         /* per launch, 0: the interpreter's default */
+	double deadline;            /* deadline.h; 0 or DEADLINE_NONE: none */
 };
 
 /*
@@ -46,8 +47,9 @@ struct replay_opts {
  * On success fills *out (release it with replay_result_release) and returns
  * true.  On failure returns false with one line in err (errlen bytes) and
  * out->status telling a kernel fault (INTERP_FAULT), an unsupported
- * construct (INTERP_UNSUPPORTED), a spent step budget (INTERP_LIMIT), or a
- * malformed obligation or input (INTERP_BADARG); out needs no release then.
+ * construct (INTERP_UNSUPPORTED), a spent step budget (INTERP_LIMIT), the
+ * deadline passed (INTERP_TIMEOUT), or a malformed obligation or input
+ * (INTERP_BADARG); out needs no release then.
  */
 bool replay_program(const struct obligation *o, uint32_t prog, const void *const *inputs,
                     const struct replay_opts *opts, struct replay_result *out,

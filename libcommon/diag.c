@@ -12,6 +12,12 @@
 
 static const char *prog = "dirigo";
 static bool verbose;
+static FILE *out;                 /* NULL: stderr */
+static void (*die_hook)(void);
+
+FILE *diag_out(void) { return out ? out : stderr; }
+void diag_set_out(FILE *f) { out = f; }
+void diag_set_die_hook(void (*hook)(void)) { die_hook = hook; }
 
 void diag_set_prog(const char *name)
 {
@@ -36,7 +42,7 @@ static void vmsg(const char *fmt, va_list ap)
 		len = sizeof buf - 2;
 	buf[len++] = '\n';
 	buf[len] = 0;
-	fputs(buf, stderr);
+	fputs(buf, diag_out());
 }
 
 void warn(const char *fmt, ...)
@@ -53,6 +59,8 @@ void die(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg(fmt, ap);
 	va_end(ap);
+	if (die_hook)
+		die_hook();
 	exit(EXIT_TROUBLE);
 }
 

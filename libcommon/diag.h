@@ -9,6 +9,7 @@
 #define DIRIGO_DIAG_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 enum exit_status {
 	EXIT_OK = 0,          /* nothing wrong found */
@@ -28,6 +29,13 @@ _Noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void diag_set_verbose(bool on);
 bool diag_verbose(void);
+
+/* Where messages go (stderr unless set otherwise, for a fuzz harness),
+ * and a function die calls instead of exiting (a harness that goes on with
+ * the next input; it must not return). */
+FILE *diag_out(void);
+void diag_set_out(FILE *f);
+void diag_set_die_hook(void (*hook)(void));
 
 /* Combine two statuses into the one that describes both: trouble beats bug
  * beats undecided beats ok. */

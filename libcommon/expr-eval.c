@@ -327,6 +327,7 @@ static bool eval_node(const struct expr *x, enum emode mode, e_leaf_val_fn fn, v
 		out->u = x_r2bv(av[0]->r, (enum rmode)x->u, w, x->op == EOP_R2S);
 		return true;
 	case EOP_BOOL2BV: out->u = av[0]->b; return true;
+	case EOP_OPAQUE: return false;      /* no exact meaning: unknown */
 	default: {
 		uint64_t v[E_MAX_ARGS];
 		unsigned aw[E_MAX_ARGS];
@@ -337,6 +338,12 @@ static bool eval_node(const struct expr *x, enum emode mode, e_leaf_val_fn fn, v
 		return x_bv_fold((enum eop)x->op, w, x->u, x->nargs, v, aw, &out->u);
 	}
 	}
+}
+
+bool e_eval_node(const struct expr *x, enum emode mode, e_leaf_val_fn fn, void *user,
+                 const struct evalue *const *av, struct evalue *out)
+{
+	return eval_node(x, mode, fn, user, av, out);
 }
 
 bool e_eval(const struct expr *e, enum emode mode, e_leaf_val_fn fn, void *user, struct evalue *out)

@@ -18,6 +18,8 @@ struct ectx {
 	uint32_t *htab;            /* hashes of tab's nodes: probes stay in cache */
 	size_t cap, count;         /* cap is a power of two; load <= 1/2 */
 	uint32_t cxid;
+	bool (*float_mem)(uint32_t space, void *user);   /* ectx_set_float_mem */
+	void *float_mem_user;
 };
 
 /* The one place nodes are made: returns the existing node equal to the
@@ -59,6 +61,18 @@ bool x_bv_fold(enum eop op, unsigned w, uint64_t aux, unsigned n,
 
 /* Real to integer conversion with saturation (NaN gives 0). */
 uint64_t x_r2bv(long double r, enum rmode m, unsigned w, bool is_signed);
+
+/* expr-bits.c: opaque values and the float bit idioms.  x_opaque builds an
+ * OPAQUE node (fold: F of a constant may fold, see expr-bits.c); the
+ * others return the node an idiom makes of op(a, b) or ite(c, t, f), or
+ * NULL when none applies (the caller builds the node as usual). */
+const struct expr *x_opaque(struct ectx *cx, sort_t s, uint64_t aux, unsigned n,
+                            const struct expr *const *args, bool fold);
+const struct expr *x_bits_bv(struct ectx *cx, enum eop op, sort_t s, const struct expr *a,
+                             const struct expr *b);
+const struct expr *x_bits_cmp(struct ectx *cx, enum eop op, const struct expr *a, const struct expr *b);
+const struct expr *x_bits_ite(struct ectx *cx, const struct expr *c, const struct expr *t,
+                              const struct expr *f);
 
 /* A small map from node id to a 64-bit value, for per-call memos. */
 struct idmap {

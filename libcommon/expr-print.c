@@ -248,6 +248,15 @@ static void print(struct pbuf *p, const struct expr *e)
 	case EOP_FUN:
 		print_call(p, efun_name((enum efun)e->u), e);
 		return;
+	case EOP_OPAQUE:
+		/* bits.f32(x), float.f32(k), opaque#TAG(args) */
+		if (EOPQ_KIND(e->u) == EOPQ_FN)
+			snprintf(name, sizeof name, "opaque#%" PRIx64, (uint64_t)EOPQ_TAGOF(e->u));
+		else
+			snprintf(name, sizeof name, "%s.%s", EOPQ_KIND(e->u) == EOPQ_BITS ? "bits" : "float",
+			         etype_name(EOPQ_FT(e->u)));
+		print_call(p, name, e);
+		return;
 	}
 	const char *op = infix_op(e);
 	if (!op) {

@@ -223,6 +223,15 @@ static bool all_sort(unsigned n, const struct expr *const *args, sort_t s)
 	return true;
 }
 
+static bool sort_valid(sort_t s)
+{
+	switch (SORT_KIND(s)) {
+	case SK_BOOL: case SK_REAL: return SORT_WIDTH(s) == 0;
+	case SK_BV: return SORT_WIDTH(s) >= 1 && SORT_WIDTH(s) <= 64;
+	}
+	return false;
+}
+
 /* Result sort of op, or 0 with *err set. */
 static sort_t result_sort(enum eop op, sort_t sort, uint64_t aux, unsigned n,
                           const struct expr *const *args, const char **err)
@@ -372,6 +381,26 @@ static sort_t result_sort(enum eop op, sort_t sort, uint64_t aux, unsigned n,
 		if (SORT_KIND(sort) != SK_BV || SORT_WIDTH(sort) < 1 || SORT_WIDTH(sort) > 64)
 			FAIL("result must be a bitvector");
 		return sort;
+	case EOP_OPAQUE: {
+		if (!sort_valid(sort))
+			FAIL("an opaque value needs its sort");
+		enum eopq_kind k = EOPQ_KIND(aux);
+		if (k == EOPQ_FN) {
+			if (EOPQ_FT(aux) != ET_NONE)
+				FAIL("a function has no float type");
+			return sort;
+		}
+		if (k != EOPQ_BITS && k != EOPQ_FLOAT)
+			FAIL("unknown kind of opaque value");
+		enum etype ft = EOPQ_FT(aux);
+		if (ft != ET_F16 && ft != ET_BF16 && ft != ET_F32 && ft != ET_F64)
+			FAIL("a reinterpretation needs a float type");
+		NARGS(1);
+		sort_t bits = SORT_BV(8 * etype_size(ft));
+		if (k == EOPQ_BITS ? (a0 != SORT_REAL || sort != bits) : (a0 != bits || sort != SORT_REAL))
+			FAIL("a reinterpretation is between a real and the bits of its float type");
+		return sort;
+	}
 	default:
 		FAIL("unknown operator");
 	}
@@ -482,6 +511,8 @@ static const struct expr *mk_bv_arith(struct ectx *cx, enum eop op, sort_t s,
 			return a;
 		return intern2(cx, op, s, a, b);
 	case EOP_LSHR: case EOP_ASHR:
+		if ((r = x_bits_bv(cx, op, s, a, b)))
+			return r;
 		if (is_bv(b)) {
 			if (b->u == 0)
 				return a;
@@ -518,6 +549,9 @@ static const struct expr *mk_bv_arith(struct ectx *cx, enum eop op, sort_t s,
 		}
 		if (a == b)
 			return op == EOP_XOR ? e_bv(cx, 0, w) : a;
+		if ((a->op == EOP_OPAQUE || a->op == EOP_ITE || b->op == EOP_OPAQUE || b->op == EOP_ITE) &&
+		    (r = x_bits_bv(cx, op, s, a, b)))
+			return r;
 		if (is_bv(b)) {
 			uint64_t c = b->u, smin = (uint64_t)1 << (w - 1), smax = smin - 1;
 			switch (op) {
@@ -762,6 +796,10 @@ static const struct expr *mk_ite(struct ectx *cx, const struct expr *c,
 		t = f;
 		f = x;
 	}
+	/* the float bit idioms first: the key J(J(k)) nests an ite on one condition */
+	const struct expr *bits = x_bits_ite(cx, c, t, f);
+	if (bits)
+		return bits;
 	if (t->op == EOP_ITE && t->args[0] == c)
 		return mk_ite(cx, c, t->args[1], f);
 	if (f->op == EOP_ITE && f->args[0] == c)
@@ -836,6 +874,9 @@ static const struct expr *mk_cmp(struct ectx *cx, enum eop op, const struct expr
 			return e_bool(cx, true);
 		if (op == EOP_ULE && is_bv(b) && b->u == bv_mask(w))
 			return e_bool(cx, true);
+		const struct expr *r = x_bits_cmp(cx, op, a, b);
+		if (r)
+			return r;
 	}
 	if (op == EOP_EQ && a->id > b->id) {
 		const struct expr *t = a; a = b; b = t;
@@ -1192,6 +1233,8 @@ const struct expr *e_op(struct ectx *cx, enum eop op, sort_t sort, uint64_t aux,
 		return mk_fun(cx, (enum efun)aux, n, args);
 	case EOP_S2R: case EOP_U2R: case EOP_R2S: case EOP_R2U: case EOP_BOOL2BV:
 		return mk_conv(cx, op, s, aux, a);
+	case EOP_OPAQUE:
+		return x_opaque(cx, s, aux, n, args, false);
 	default:
 		abort();
 	}

@@ -35,7 +35,7 @@ static const char *const eop_names[EOP__COUNT] = {
 	[EOP_FADD] = "fadd", [EOP_FMUL] = "fmul", [EOP_FSUB] = "fsub", [EOP_FNEG] = "fneg",
 	[EOP_FDIV] = "fdiv", [EOP_FMIN] = "fmin", [EOP_FMAX] = "fmax", [EOP_FABS] = "fabs",
 	[EOP_FUN] = "fun", [EOP_S2R] = "s2r", [EOP_U2R] = "u2r", [EOP_R2S] = "r2s",
-	[EOP_R2U] = "r2u", [EOP_BOOL2BV] = "bool2bv",
+	[EOP_R2U] = "r2u", [EOP_BOOL2BV] = "bool2bv", [EOP_OPAQUE] = "opaque",
 };
 
 const char *eop_name(enum eop op)
@@ -176,6 +176,12 @@ void ectx_free(struct ectx *cx)
 	free(cx);
 }
 
+void ectx_set_float_mem(struct ectx *cx, bool (*fn)(uint32_t space, void *user), void *user)
+{
+	cx->float_mem = fn;
+	cx->float_mem_user = user;
+}
+
 size_t ectx_count(const struct ectx *cx)
 {
 	return cx->count;
@@ -247,6 +253,7 @@ static unsigned own_flags(unsigned op)
 	case EOP_TID: case EOP_CTAID: return EXPR_F_THREAD;
 	case EOP_ELEM: case EOP_INPUT: case EOP_LOAD: return EXPR_F_DATA;
 	case EOP_UNDEF: return EXPR_F_UNDEF;
+	case EOP_OPAQUE: return EXPR_F_OPAQUE | EXPR_F_DATA;
 	}
 	return 0;
 }
@@ -406,6 +413,24 @@ bool e_has_data(const struct expr *e)
 bool e_has_undef(const struct expr *e)
 {
 	return e->flags & EXPR_F_UNDEF;
+}
+
+bool e_has_opaque(const struct expr *e)
+{
+	return e->flags & EXPR_F_OPAQUE;
+}
+
+const struct expr *e_first_opaque(const struct expr *e)
+{
+	/* the flag leads the way: only subtrees that hold one are entered */
+	while (e && (e->flags & EXPR_F_OPAQUE) && e->op != EOP_OPAQUE) {
+		const struct expr *next = NULL;
+		for (unsigned i = 0; i < e->nargs && !next; i++)
+			if (e->args[i]->flags & EXPR_F_OPAQUE)
+				next = e->args[i];
+		e = next;
+	}
+	return e && e->op == EOP_OPAQUE ? e : NULL;
 }
 
 /* ---- id maps ------------------------------------------------------------------ */

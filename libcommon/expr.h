@@ -89,6 +89,9 @@ enum eop {
 	EOP_R2S, EOP_R2U,                         /* real -> bitvector; u = enum rmode */
 	EOP_BOOL2BV,                              /* bool -> bv of node width (1/0) */
 
+	/* values without exact semantics (see "Opaque values" below) */
+	EOP_OPAQUE,                               /* u = EOPQ(kind, float type, tag); any sort */
+
 	EOP__COUNT
 };
 
@@ -140,7 +143,36 @@ struct expr {
 };
 
 #define E_MAX_ARGS 255
-enum { EXPR_F_THREAD = 1, EXPR_F_DATA = 2, EXPR_F_UNDEF = 4 };
+enum { EXPR_F_THREAD = 1, EXPR_F_DATA = 2, EXPR_F_UNDEF = 4, EXPR_F_OPAQUE = 8 };
+
+/*
+ * Opaque values.  An OPAQUE node is an uninterpreted function of its
+ * arguments: what an instruction without exact semantics computes from its
+ * operands.  Its tag names where it comes from (dexec: launch << 32 | the
+ * entry of the launch's table of origins, see dirigo-symbolic(5)); nodes of
+ * one tag are one function, so equal arguments give equal values.  An
+ * opaque node counts as data (EXPR_F_DATA) and marks everything above it
+ * (EXPR_F_OPAQUE): it may flow into values, never into an address or a
+ * branch, and a location whose value still holds one is undecided unless
+ * it is equal for every meaning of the function.  Concrete evaluation of
+ * an opaque node fails.
+ *
+ * Two kinds are bit reinterpretations of floats of type FT (f16, bf16,
+ * f32, f64; W = its width), each a fixed function whatever its tag:
+ *   EOPQ_BITS   bvW of one real x: the IEEE bits of x as an FT
+ *               (__float_as_int; the real zero has the bits of +0)
+ *   EOPQ_FLOAT  real of one bvW k: the FT whose bits are k (__int_as_float)
+ * The constructors give them exact meaning where the bits feed a known idiom
+ * (expr-bits.c): round trips, sign clear/flip/copy with the sign-bit masks,
+ * sign tests, the order-preserving integer key k <s 0 ? k ^ 0x7f..f : k and
+ * comparisons, min and max of such keys.
+ */
+enum eopq_kind { EOPQ_FN = 0, EOPQ_BITS = 1, EOPQ_FLOAT = 2 };
+#define EOPQ_TAG_MASK        0x00ffffffffffffffull
+#define EOPQ(kind, ft, tag)  (((uint64_t)(kind) << 60) | ((uint64_t)(ft) << 56) | ((tag) & EOPQ_TAG_MASK))
+#define EOPQ_KIND(u)         ((enum eopq_kind)((u) >> 60))
+#define EOPQ_FT(u)           ((enum etype)(((u) >> 56) & 0xf))
+#define EOPQ_TAGOF(u)        ((u) & EOPQ_TAG_MASK)
 
 /*
  * Canonical forms the constructors produce (others may rely on them):
@@ -166,6 +198,11 @@ struct ectx *ectx_new(void);
 uint32_t ectx_id(const struct ectx *cx);
 void ectx_free(struct ectx *cx);              /* NULL ok */
 size_t ectx_count(const struct ectx *cx);     /* nodes created */
+/* Tells the constructors which LOAD spaces hold floats that a program reads
+ * as integers (fn true: e.g. host input): there the key idiom J(k) of an
+ * integer load is built on the bits of the float load (expr-bits.c), so
+ * that the load resolves as the float it is.  NULL (the default): never. */
+void ectx_set_float_mem(struct ectx *cx, bool (*fn)(uint32_t space, void *user), void *user);
 
 /* ---- constructors (all simplify) ---------------------------------------- */
 
@@ -209,6 +246,15 @@ const struct expr *e_not(struct ectx *cx, const struct expr *b);
 const struct expr *e_and(struct ectx *cx, const struct expr *a, const struct expr *b);
 const struct expr *e_or(struct ectx *cx, const struct expr *a, const struct expr *b);
 const struct expr *e_fun(struct ectx *cx, enum efun f, unsigned n, const struct expr *const *args);
+/* An opaque value: the uninterpreted function tag of the n arguments, of
+ * sort sort (a fresh tag gives a fresh unknown). */
+const struct expr *e_opaque(struct ectx *cx, uint64_t tag, sort_t sort, unsigned n,
+                            const struct expr *const *args);
+/* The bits of real a as float type ft (a bitvector of ft's width), or the
+ * float of type ft whose bits are bitvector a (a real), tagged with tag;
+ * exact where an idiom of expr-bits.c applies, constants folded.  NULL if
+ * ft is not a float type or a's sort does not fit it. */
+const struct expr *e_reinterp(struct ectx *cx, uint64_t tag, const struct expr *a, enum etype ft);
 /* Width change: zero/sign extend or truncate as needed. */
 const struct expr *e_resize(struct ectx *cx, const struct expr *a, unsigned width, bool is_signed);
 
@@ -221,6 +267,9 @@ bool e_is_false(const struct expr *e);
 bool e_has_thread(const struct expr *e);
 bool e_has_data(const struct expr *e);
 bool e_has_undef(const struct expr *e);
+bool e_has_opaque(const struct expr *e);
+/* The first OPAQUE node below e (depth first, arguments in order), or NULL. */
+const struct expr *e_first_opaque(const struct expr *e);
 
 /* An affine view of a bitvector expression: const + sum coef_i * term_i
  * (mod 2^width), where terms are non-constant, non-sum subexpressions.
@@ -248,6 +297,12 @@ struct evalue { uint64_t u; long double r; bool b; bool undef; };
  * fill *out and return true, or return false (evaluation fails). */
 typedef bool (*e_leaf_val_fn)(const struct expr *leaf, struct evalue *out, void *user);
 bool e_eval(const struct expr *e, enum emode mode, e_leaf_val_fn fn, void *user, struct evalue *out);
+/* One node's value from its arguments' values (av[i] for x->args[i]; a
+ * LOAD's address is not evaluated): what e_eval does at each node, for a
+ * caller that evaluates one DAG at many points without the per-call
+ * bookkeeping of e_eval. */
+bool e_eval_node(const struct expr *x, enum emode mode, e_leaf_val_fn fn, void *user,
+                 const struct evalue *const *av, struct evalue *out);
 /* One real function in the precision of mode (y: pow's exponent). */
 long double efun_eval(enum efun f, enum emode mode, long double x, long double y);
 

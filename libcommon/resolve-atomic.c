@@ -19,13 +19,22 @@
  *     inc/dec   prev stepped once per thread when prev and the bound are
  *               constants
  *
- * where prev is what the location held before the launch (global) or when
- * the atomics' epoch began (shared), and a contribution whose domain
- * depends on data counts where that condition holds.  Everything else is
- * unsupported: different operations at one location, atomics in more
- * than one epoch, plain stores to the location in the same launch
- * (resolve.c) or in the atomics' epoch or later (shared), and a read in
- * the atomics' own epoch (a race).
+ * where prev is what the location held before, and a contribution whose
+ * domain depends on data counts where that condition holds.  Block
+ * barriers order a location's history: its atomics and plain stores are
+ * taken epoch by epoch (each write carries the barrier epoch of its
+ * thread), the atomics of one epoch combined at once over what the epoch
+ * before left.  In global memory that holds when the threads of one
+ * block make all the plain stores and atomics of the location (nothing
+ * orders two blocks: a plain store and an atomic of different blocks is
+ * a race, RI_RACE, as are a plain store and an atomic of different
+ * threads in one epoch); prev is the contents before the launch.  In
+ * shared memory a read sees the latest plain store of its block before
+ * it (resolve-shared.c) combined with the atomics of the later epochs
+ * before the read's own; atomics of that store's epoch by other threads
+ * race with it.  Unsupported: different operations in one epoch, and a
+ * shared read in the epoch of an atomic that reaches it (a race, which
+ * dexec reports).
  */
 #include "resolve-impl.h"
 
@@ -49,7 +58,8 @@ struct aview {
 	const struct expr *val, *cmp;
 	enum etype et;
 	unsigned op;
-	uint32_t epoch;
+	uint32_t epoch;                /* barrier epoch (0 for old streams' global atomics) */
+	uint32_t seq;                  /* program order within the thread */
 };
 
 /* ---- which threads hit the location ------------------------------------------------ */
@@ -330,48 +340,238 @@ out:
 	return res;
 }
 
-/* ---- the contents before ------------------------------------------------------------ */
+/* ---- one location's history ------------------------------------------------------ */
 
-/* What the shared LOAD start reads: the plain writes of the block.  A
- * float location whose last store was of an integer constant of the
- * kernel (nvcc stores 0.0f as st.shared.u32 0) holds that constant's
- * bits.  (Only a constant of the kernel text: an integer read of data
- * would give the recorded bits of a symbolic input.) */
-static const struct expr *shared_before(struct resolver *r, const struct expr *start, const uint32_t tid[3],
-                                        const uint32_t ctaid[3], unsigned depth, struct resolve_info *acc)
+static bool same_thread(const uint32_t t1[3], const uint32_t c1[3], const uint32_t t2[3],
+                        const uint32_t c2[3])
 {
-	struct ectx *cx = rs_cx(r);
-	enum etype et = (enum etype)start->et;
-	enum etype bt = et == ET_F32 ? ET_U32 : et == ET_F64 ? ET_U64 : ET_NONE;
-	if (bt != ET_NONE) {
-		struct resolve_info tmp;
-		const struct sym_shwrite *w;
-		uint32_t wtid[3], launch;
-		uint64_t off;
-		memset(&tmp, 0, sizeof tmp);
-		const struct expr *ld = e_load(cx, start->space, bt, start->args[0]);
-		int k = shared_writer(rs_state(r), cx, NULL, MAX_NODES, NULL, ld, tid, ctaid, &w, wtid, &launch, &off, &tmp);
-		if (k == 1 && !tmp.flags && w->val->op == EOP_BV && w->et == bt) {
-			double d;
-			if (et == ET_F32) {
-				float f;
-				uint32_t b = (uint32_t)w->val->u;
-				memcpy(&f, &b, sizeof f);
-				d = f;
-			} else {
-				memcpy(&d, &w->val->u, sizeof d);
-			}
-			if (d - d == 0)
-				return e_real(cx, d);
+	return !memcmp(t1, t2, 3 * sizeof *t1) && !memcmp(c1, c2, 3 * sizeof *c1);
+}
+
+/* Records a race between two threads at byte off of value v (NO_VALUE:
+ * shared memory) of launch l, unless one is recorded already. */
+static void race(struct resolve_info *acc, uint32_t l, uint32_t v, uint64_t off, const uint32_t t1[3],
+                 const uint32_t c1[3], const uint32_t t2[3], const uint32_t c2[3])
+{
+	if (!(acc->flags & RI_RACE)) {
+		acc->race_launch = l;
+		acc->race_value = v;
+		acc->race_off = off;
+		memcpy(acc->race_tid[0], t1, sizeof acc->race_tid[0]);
+		memcpy(acc->race_ctaid[0], c1, sizeof acc->race_ctaid[0]);
+		memcpy(acc->race_tid[1], t2, sizeof acc->race_tid[1]);
+		memcpy(acc->race_ctaid[1], c2, sizeof acc->race_ctaid[1]);
+	}
+	acc->flags |= RI_RACE;
+}
+
+/* The contributions of c whose atomic's epoch is ep, into e (cleared first). */
+static void of_epoch(const struct aview *av, const struct cvec *c, uint32_t ep, struct cvec *e)
+{
+	e->len = 0;
+	for (size_t i = 0; i < c->len; i++)
+		if (av[c->items[i].wi].epoch == ep)
+			VEC_PUSH(*e, c->items[i]);
+}
+
+/* The smallest epoch above 'after' (or any, when first) among c's atomics
+ * and the plain hits ph; false when none is left. */
+static bool next_epoch(const struct aview *av, const struct cvec *c, const struct plain_hit *ph, size_t nph,
+                       bool first, uint32_t after, uint32_t *ep)
+{
+	bool any = false;
+	for (size_t i = 0; i < c->len; i++) {
+		uint32_t e = av[c->items[i].wi].epoch;
+		if ((first || e > after) && (!any || e < *ep)) {
+			*ep = e;
+			any = true;
 		}
 	}
-	return rs_shared_plain(r, start, tid, ctaid, depth, acc);
+	for (size_t i = 0; i < nph; i++) {
+		uint32_t e = ph[i].w->epoch;
+		if ((first || e > after) && (!any || e < *ep)) {
+			*ep = e;
+			any = true;
+		}
+	}
+	return any;
+}
+
+/* prev combined with the contributions c, one barrier epoch after the
+ * other.  NULL when unknown (reason in acc). */
+static const struct expr *fold_epochs(struct resolver *r, const struct aview *av, const struct cvec *c,
+                                      const struct expr *prev, enum etype et, unsigned depth,
+                                      uint32_t launch, uint64_t off, struct resolve_info *acc)
+{
+	struct cvec e = { 0 };
+	uint32_t ep = 0;
+	for (bool first = true; prev && next_epoch(av, c, NULL, 0, first, ep, &ep); first = false) {
+		of_epoch(av, c, ep, &e);
+		prev = combine(r, av, &e, prev, et, depth, launch, off, acc);
+	}
+	VEC_FREE(e);
+	return prev;
+}
+
+/* What one thread's plain writes p[0..n) (in program order) leave at the
+ * location over cur; NULL when unknown. */
+static const struct expr *plain_value(struct resolver *r, const struct plain_hit *const *p, size_t n,
+                                      const struct expr *cur, enum etype et, unsigned depth,
+                                      struct resolve_info *acc)
+{
+	struct ectx *cx = rs_cx(r);
+	for (size_t i = 0; i < n && cur; i++) {
+		const struct expr *x = rs_at_thread(r, p[i]->w->val, p[i]->tid, p[i]->ctaid, depth, acc);
+		if (!x || !(x = rs_read_as(cx, x, p[i]->w->et, et, acc)))
+			return NULL;
+		if (p[i]->dom_d) {
+			const struct expr *g = rs_at_thread(r, p[i]->dom_d, p[i]->tid, p[i]->ctaid, depth, acc);
+			if (!g)
+				return NULL;
+			x = e_ite(cx, g, x, cur);
+		}
+		cur = x;
+	}
+	return cur;
+}
+
+static int hit_seq_cmp(const void *pa, const void *pb)
+{
+	const struct plain_hit *a = *(const struct plain_hit *const *)pa, *b = *(const struct plain_hit *const *)pb;
+	int c = memcmp(a->ctaid, b->ctaid, sizeof a->ctaid);
+	if (!c)
+		c = memcmp(a->tid, b->tid, sizeof a->tid);
+	if (!c)
+		c = a->w->seq < b->w->seq ? -1 : a->w->seq > b->w->seq;
+	return c;
+}
+
+/* One barrier epoch of a global location: the plain hits p[0..np) and the
+ * contributions e over prev.  NULL when unknown (a race: acc says). */
+static const struct expr *epoch_step(struct resolver *r, const struct aview *av, struct cvec *e,
+                                     const struct plain_hit **p, size_t np, const struct expr *prev,
+                                     enum etype et, unsigned depth, uint32_t l, uint32_t v, uint64_t off,
+                                     struct resolve_info *acc)
+{
+	if (!np)
+		return e->len ? combine(r, av, e, prev, et, depth, l, off, acc) : prev;
+	qsort(p, np, sizeof *p, hit_seq_cmp);
+	/* atomics and plain stores of one epoch: ordered only when one thread makes them all */
+	for (size_t i = 0; i < e->len; i++)
+		if (!same_thread(e->items[i].tid, e->items[i].ctaid, p[0]->tid, p[0]->ctaid)) {
+			race(acc, l, v, off, p[0]->tid, p[0]->ctaid, e->items[i].tid, e->items[i].ctaid);
+			return NULL;
+		}
+	for (size_t i = 1; i < np && e->len; i++)
+		if (!same_thread(p[i]->tid, p[i]->ctaid, p[0]->tid, p[0]->ctaid)) {
+			race(acc, l, v, off, p[i]->tid, p[i]->ctaid, e->items[0].tid, e->items[0].ctaid);
+			return NULL;
+		}
+	if (e->len) {
+		/* one thread: its stores and atomics in program order */
+		size_t i = 0, j = 0;
+		struct cvec one = { 0 };
+		while (prev && (i < np || j < e->len)) {
+			uint32_t ps = i < np ? p[i]->w->seq : UINT32_MAX;
+			uint32_t as = j < e->len ? av[e->items[j].wi].seq : UINT32_MAX;
+			if (i < np && ps < as) {
+				prev = plain_value(r, p + i, 1, prev, et, depth, acc);
+				i++;
+			} else {
+				one.len = 0;
+				VEC_PUSH(one, e->items[j]);
+				prev = combine(r, av, &one, prev, et, depth, l, off, acc);
+				j++;
+			}
+		}
+		VEC_FREE(one);
+		return prev;
+	}
+	/* plain stores alone: every thread's last one, which must agree */
+	const struct expr *first = NULL;
+	for (size_t i = 0; i < np;) {
+		size_t j = i + 1;
+		while (j < np && same_thread(p[j]->tid, p[j]->ctaid, p[i]->tid, p[i]->ctaid))
+			j++;
+		const struct expr *x = plain_value(r, p + i, j - i, prev, et, depth, acc);
+		if (!x)
+			return NULL;
+		if (first && x != first) {
+			race(acc, l, v, off, p[0]->tid, p[0]->ctaid, p[i]->tid, p[i]->ctaid);
+			return NULL;
+		}
+		first = x;
+		i = j;
+	}
+	return first;
 }
 
 /* ---- global memory ---------------------------------------------------------------- */
 
+/* Does the first epoch of a location's history, plain hits p[0..np) and
+ * contributions e, begin by overwriting it for sure (then what it held
+ * before does not matter)?  A placeholder for those contents if so,
+ * else NULL. */
+static const struct expr *overwritten(struct resolver *r, const struct aview *av, const struct cvec *e,
+                                      const struct plain_hit **p, size_t np)
+{
+	if (!np)
+		return NULL;
+	qsort(p, np, sizeof *p, hit_seq_cmp);
+	for (size_t i = 0; i < np; i++) {
+		bool thread_first = i == 0 || !same_thread(p[i]->tid, p[i]->ctaid, p[i - 1]->tid, p[i - 1]->ctaid);
+		if (thread_first && p[i]->dom_d)
+			return NULL;
+	}
+	for (size_t j = 0; j < e->len; j++)
+		if (av[e->items[j].wi].seq < p[0]->w->seq)
+			return NULL;
+	return e_undef(rs_cx(r), SORT_BOOL);
+}
+
+/* A location both plain stores ph and atomic contributions c reach:
+ * ordered by the epochs of one block, else a race.  NULL when unknown. */
+static const struct expr *mixed(struct resolver *r, const struct aview *av, const struct cvec *c,
+                                const struct plain_hit *ph, size_t nph, bool ph_all, enum etype et,
+                                unsigned depth, uint32_t l, uint32_t v, uint64_t off,
+                                struct resolve_info *acc)
+{
+	const struct obl_launch *ln = &rs_state(r)->obl.launches.items[l];
+	if (!ph_all) {
+		ri_fail(acc, RI_UNSUPPORTED, "launch %u (%s) stores to value %u byte %llu atomically and from "
+		        "more threads plainly than dirigo follows", l, ln->kernel, v, (unsigned long long)off);
+		return NULL;
+	}
+	/* one block: no grid-wide barrier orders the threads of two */
+	for (size_t i = 0; i < nph; i++)
+		for (size_t k = 0; k < c->len; k++)
+			if (memcmp(ph[i].ctaid, c->items[k].ctaid, sizeof ph[i].ctaid)) {
+				race(acc, l, v, off, ph[i].tid, ph[i].ctaid, c->items[k].tid, c->items[k].ctaid);
+				return NULL;
+			}
+	const struct plain_hit **p = xcalloc(nph, sizeof *p);
+	struct cvec e = { 0 };
+	uint32_t ep = 0;
+	const struct expr *prev = NULL;
+	for (bool first = true; (first || prev) && next_epoch(av, c, ph, nph, first, ep, &ep); first = false) {
+		size_t np = 0;
+		for (size_t i = 0; i < nph; i++)
+			if (ph[i].w->epoch == ep)
+				p[np++] = &ph[i];
+		of_epoch(av, c, ep, &e);
+		/* the contents before the launch, unless plain stores cover them */
+		if (first && !(prev = overwritten(r, av, &e, p, np)) && !(prev = rs_before(r, v, off, et, depth, acc)))
+			break;
+		prev = epoch_step(r, av, &e, p, np, prev, et, depth, l, v, off, acc);
+	}
+	free(p);
+	VEC_FREE(e);
+	return prev;
+}
+
 int atomic_global(struct resolver *r, uint32_t v, uint64_t off, enum etype et, unsigned depth,
-                  struct resolve_info *acc, const struct expr **out)
+                  struct resolve_info *acc, const struct plain_hit *ph, size_t nph, bool ph_all,
+                  const struct expr **out)
 {
 	const struct sym_state *st = rs_state(r);
 	struct ectx *cx = rs_cx(r);
@@ -398,6 +598,8 @@ int atomic_global(struct resolver *r, uint32_t v, uint64_t off, enum etype et, u
 		av[i].cmp = w->cmp;
 		av[i].et = w->et;
 		av[i].op = w->op;
+		av[i].epoch = w->epoch;
+		av[i].seq = w->seq;
 		struct inv_query q = {
 			.cx = cx, .smt = NULL, .geom = &g, .n = n, .addr = w->addr, .dom_t = dom_t, .lin = NULL,
 			.wsize = etype_size(w->et), .rsize = etype_size(et),
@@ -411,9 +613,19 @@ int atomic_global(struct resolver *r, uint32_t v, uint64_t off, enum etype et, u
 	if (!c.len)
 		goto done;
 	rc = 1;
+	if (nph) {
+		*out = mixed(r, av, &c, ph, nph, ph_all, et, depth, l, v, off, acc);
+		goto done;
+	}
+	/* barriers order the epochs of one block only: atomics of several
+	 * blocks are combined at once (they must agree on the operation) */
+	bool one_block = true;
+	for (size_t i = 1; i < c.len && one_block; i++)
+		one_block = !memcmp(c.items[i].ctaid, c.items[0].ctaid, sizeof c.items[0].ctaid);
 	const struct expr *prev = rs_before(r, v, off, et, depth, acc);
 	if (prev)
-		*out = combine(r, av, &c, prev, et, depth, l, off, acc);
+		*out = one_block ? fold_epochs(r, av, &c, prev, et, depth, l, off, acc)
+		                 : combine(r, av, &c, prev, et, depth, l, off, acc);
 done:
 	free(av);
 	VEC_FREE(c);
@@ -428,6 +640,38 @@ static const struct expr *fix_ctaid(struct ectx *cx, const struct expr *e, void 
 {
 	const struct fixc *f = user;
 	return e->op == EOP_CTAID && e->u < 3 ? e_bv(cx, f->ctaid[e->u], 32) : NULL;
+}
+
+/* The plain store a shared read sees, atomics aside. */
+struct pstore {
+	bool found;
+	uint32_t epoch, seq;
+	uint32_t tid[3];
+};
+
+/* What the plain stores of the block leave where the shared LOAD load
+ * reads, for thread (tid, ctaid): *val (NULL when unknown; UNDEF with
+ * RI_UNINIT when no thread wrote it) and which store that was.  0, or -1
+ * after ri_fail. */
+static int shared_plain(struct resolver *r, const struct expr *load, const uint32_t tid[3],
+                        const uint32_t ctaid[3], unsigned depth, struct resolve_info *acc,
+                        struct pstore *ps, const struct expr **val)
+{
+	const struct sym_shwrite *w;
+	uint32_t wtid[3];
+	memset(ps, 0, sizeof *ps);
+	*val = NULL;
+	int k = rs_shared_writer(r, load, tid, ctaid, &w, wtid, acc);
+	if (k < 0)
+		return -1;
+	if (k == 0) {
+		*val = rs_shared_plain(r, load, tid, ctaid, depth, acc);     /* never written */
+		return 0;
+	}
+	*ps = (struct pstore){ true, w->epoch, w->seq, { wtid[0], wtid[1], wtid[2] } };
+	const struct expr *x = rs_at_thread(r, w->val, wtid, ctaid, depth + 1, acc);
+	*val = x ? rs_read_as(rs_cx(r), x, w->et, (enum etype)load->et, acc) : NULL;
+	return 0;
 }
 
 int atomic_shared(struct resolver *r, const struct expr *load, const uint32_t tid[3],
@@ -458,7 +702,6 @@ int atomic_shared(struct resolver *r, const struct expr *load, const uint32_t ti
 	struct aview *av = xcalloc(ws->nshatomics, sizeof *av);
 	struct cvec c = { 0 };
 	int rc = -1;
-	uint32_t ea = 0;
 	for (uint32_t i = 0; i < ws->nshatomics; i++) {
 		const struct sym_shwrite *w = &ws->shatomics[i];
 		if (w->epoch > epoch)
@@ -466,7 +709,8 @@ int atomic_shared(struct resolver *r, const struct expr *load, const uint32_t ti
 		const struct expr *dom_t;
 		split_dom(cx, e_subst(cx, w->dom, fix_ctaid, &fc), &dom_t, &av[i].dom_d);
 		av[i] = (struct aview){ av[i].dom_d, e_subst(cx, w->val, fix_ctaid, &fc),
-		                        w->cmp ? e_subst(cx, w->cmp, fix_ctaid, &fc) : NULL, w->et, w->op, w->epoch };
+		                        w->cmp ? e_subst(cx, w->cmp, fix_ctaid, &fc) : NULL, w->et, w->op,
+		                        w->epoch, w->seq };
 		struct inv_query q = {
 			.cx = cx, .smt = NULL, .geom = &gb, .n = n, .addr = e_subst(cx, w->addr, fix_ctaid, &fc),
 			.dom_t = dom_t, .lin = NULL, .wsize = etype_size(w->et), .rsize = etype_size(et),
@@ -475,57 +719,42 @@ int atomic_shared(struct resolver *r, const struct expr *load, const uint32_t ti
 		size_t before = c.len;
 		if (hits(&q, i, &c, acc) < 0)
 			goto done;
-		if (c.len == before)
-			continue;
-		if (w->epoch == epoch) {
+		if (c.len != before && w->epoch == epoch) {
 			ri_fail(acc, RI_UNSUPPORTED, "block (%u,%u,%u) of launch %u reads shared byte %llu in the "
 			        "epoch that updates it atomically (a race)", ctaid[0], ctaid[1], ctaid[2], l,
 			        (unsigned long long)o);
 			goto done;
 		}
-		if (before && w->epoch != ea) {
-			ri_fail(acc, RI_UNSUPPORTED, "block (%u,%u,%u) of launch %u updates shared byte %llu "
-			        "atomically in more than one barrier epoch", ctaid[0], ctaid[1], ctaid[2], l,
-			        (unsigned long long)o);
-			goto done;
-		}
-		ea = w->epoch;
 	}
 	if (!c.len) {
 		rc = 0;
 		goto done;
 	}
-	/* no plain store to the location from the atomics' epoch on */
-	for (uint32_t i = 0; i < ws->nshared; i++) {
-		const struct sym_shwrite *w = &ws->shared[i];
-		if (w->epoch < ea || w->epoch > epoch)
-			continue;
-		const struct expr *dom_t, *dom_d;
-		split_dom(cx, e_subst(cx, w->dom, fix_ctaid, &fc), &dom_t, &dom_d);
-		struct inv_query q = {
-			.cx = cx, .smt = NULL, .geom = &gb, .n = n, .addr = e_subst(cx, w->addr, fix_ctaid, &fc),
-			.dom_t = dom_t, .lin = NULL, .wsize = etype_size(w->et), .rsize = etype_size(et),
-			.same_kind = true, .off = o, .max_enum = MAX_NODES, .launch = l,
-		};
-		struct cvec p = { 0 };
-		int k = hits(&q, 0, &p, acc);
-		size_t np = p.len;
-		VEC_FREE(p);
-		if (k < 0)
-			goto done;
-		if (np) {
-			ri_fail(acc, RI_UNSUPPORTED, "block (%u,%u,%u) of launch %u stores to shared byte %llu "
-			        "both atomically and plainly", ctaid[0], ctaid[1], ctaid[2], l, (unsigned long long)o);
-			goto done;
-		}
-	}
-	rc = 1;
-	const struct expr *start = e_load(cx, load->space, et, e_bv(cx, SYM_SH_CODE(ea, 0) | o, 64));
-	const struct expr *prev = shared_before(r, start, tid, ctaid, depth, acc);
 	for (size_t i = 0; i < c.len; i++)
 		memcpy(c.items[i].ctaid, ctaid, sizeof c.items[i].ctaid);
+	/* the latest plain store before the read: atomics before it are
+	 * overwritten; those of its epoch by other threads race with it */
+	struct pstore ps;
+	const struct expr *prev;
+	if (shared_plain(r, load, tid, ctaid, depth, acc, &ps, &prev) < 0)
+		goto done;
+	rc = 1;
+	size_t kept = 0;
+	for (size_t i = 0; i < c.len; i++) {
+		const struct contrib *k = &c.items[i];
+		const struct aview *a = &av[k->wi];
+		if (ps.found && a->epoch == ps.epoch && memcmp(k->tid, ps.tid, sizeof ps.tid)) {
+			ri_fail(acc, RI_UNSUPPORTED, "block (%u,%u,%u) of launch %u stores to shared byte %llu "
+			        "plainly and atomically in one barrier epoch (a race)", ctaid[0], ctaid[1],
+			        ctaid[2], l, (unsigned long long)o);
+			goto done;
+		}
+		if (!ps.found || a->epoch > ps.epoch || (a->epoch == ps.epoch && a->seq > ps.seq))
+			c.items[kept++] = *k;
+	}
+	c.len = kept;
 	if (prev)
-		*out = combine(r, av, &c, prev, et, depth, l, o, acc);
+		*out = c.len ? fold_epochs(r, av, &c, prev, et, depth, l, o, acc) : prev;
 done:
 	free(av);
 	VEC_FREE(c);

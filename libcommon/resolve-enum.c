@@ -19,7 +19,9 @@
  * of the shared writes from latest to earliest (resolve-shared.c).
  */
 #include "resolve-impl.h"
+#include "deadline.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +50,7 @@ struct wtab_cache {
 	struct shorder *ord;
 	size_t ocap, olen;
 	uint64_t built, used;             /* statistics */
+	struct deadline_check *dl;        /* NULL: none */
 };
 
 struct wtab_cache *wtab_cache_new(void)
@@ -70,6 +73,11 @@ static void drop_tables(struct wtab_cache *c)
 		}
 	c->len = 0;
 	c->entries = 0;
+}
+
+void wtab_cache_set_deadline(struct wtab_cache *c, struct deadline_check *dl)
+{
+	c->dl = dl;
 }
 
 void wtab_cache_free(struct wtab_cache *c)
@@ -150,7 +158,9 @@ static void unrank(uint64_t t, const uint64_t n[6], uint32_t x[6])
 	}
 }
 
-static struct wtab *build(const struct inv_query *q)
+/* The table of q's write, or NULL when the deadline passed while making
+ * it (then nothing is kept: the caller says timeout). */
+static struct wtab *build(const struct inv_query *q, struct deadline_check *dl)
 {
 	struct wtab *t = xcalloc(1, sizeof *t);
 	t->addr = q->addr;
@@ -165,6 +175,11 @@ static struct wtab *build(const struct inv_query *q)
 	for (uint64_t k = 0; k < total; k++) {
 		uint32_t x[6];
 		struct evalue v;
+		if (dl && deadline_tick(dl)) {
+			free(t->v);
+			free(t);
+			return NULL;
+		}
 		unrank(k, q->n, x);
 		if (!dom_true) {
 			if (!e_eval(q->dom_t, EM_EXACT, coord_val, x, &v) || v.undef) {
@@ -210,7 +225,13 @@ int inv_table(const struct inv_query *q, uint32_t tids[][3], uint32_t ctaids[][3
 		return INV_UNTABLED;
 	struct wtab *t = c->tab[tab_slot(c, q->addr, q->dom_t, q->n)];
 	if (!t) {
-		t = build(q);
+		if (!(t = build(q, c->dl))) {
+			if (!(acc->flags & RI_TIMEOUT))
+				snprintf(acc->doing, sizeof acc->doing, "the budget ran out making the table of a store of "
+				         "launch %u (its address at every thread)", q->launch);
+			acc->flags |= RI_TIMEOUT;
+			return -1;
+		}
 		c->built++;
 		tab_put(c, t);
 	}

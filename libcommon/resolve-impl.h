@@ -58,6 +58,9 @@ int invert_write(const struct inv_query *q, uint32_t tids[][3], uint32_t ctaids[
 struct wtab_cache;
 struct wtab_cache *wtab_cache_new(void);
 void wtab_cache_free(struct wtab_cache *c);          /* NULL ok */
+/* Making a table looks at dl (the resolver's deadline) as it goes. */
+struct deadline_check;
+void wtab_cache_set_deadline(struct wtab_cache *c, struct deadline_check *dl);
 int inv_table(const struct inv_query *q, uint32_t tids[][3], uint32_t ctaids[][3],
               int max, struct resolve_info *acc);
 /* The shared writes of sw, latest (epoch, warp epoch, program order)
@@ -95,16 +98,43 @@ const struct expr *rs_before(struct resolver *r, uint32_t v, uint64_t off, enum 
 const struct expr *rs_shared_plain(struct resolver *r, const struct expr *load, const uint32_t tid[3],
                                    const uint32_t ctaid[3], unsigned depth, struct resolve_info *acc);
 
+/* resolve.c: the real a plain write of integer constant bits val (type
+ * wet) leaves when read as float et of the same size (nvcc stores 0.0f
+ * as st.u32 0); NULL when val is no such constant or not finite. */
+const struct expr *rs_bits_as(struct ectx *cx, const struct expr *val, enum etype wet, enum etype et);
+/* x, the value a store of type wet left, read as et: x itself, or for
+ * integer bits read as a float the real rs_bits_as gives; NULL after
+ * ri_fail when x is not a constant. */
+const struct expr *rs_read_as(struct ectx *cx, const struct expr *x, enum etype wet, enum etype et,
+                              struct resolve_info *acc);
+/* resolve.c: shared_writer with the resolver's solver and limits. */
+int rs_shared_writer(struct resolver *r, const struct expr *load, const uint32_t tid[3],
+                     const uint32_t ctaid[3], const struct sym_shwrite **w, uint32_t wtid[3],
+                     struct resolve_info *acc);
+
+/* A plain write of a launch that reaches a location at a thread. */
+struct plain_hit {
+	uint32_t tid[3], ctaid[3];
+	const struct sym_write *w;
+	const struct expr *dom_d;        /* the data part of its domain, or NULL */
+};
+
 /* Atomics (resolve-atomic.c).  The contents of value v (defined by a
  * launch) at off read as et, if atomics of the launch reach it: the
- * contents before the launch combined with every contribution.  Returns
- * 0 when no atomic reaches the location, 1 with *out (NULL when unknown:
- * the reason is in acc), -1 after ri_fail when that cannot be decided. */
+ * contents before the launch combined with every contribution.  The
+ * launch's plain writes that reach the location (ph[0..nph), all of
+ * them unless !ph_all) are ordered with the atomics by their barrier
+ * epochs when one block makes them all; a plain write and an atomic of
+ * different blocks, or of different threads in one epoch, race.
+ * Returns 0 when no atomic reaches the location, 1 with *out (NULL when
+ * unknown: the reason is in acc), -1 after ri_fail when that cannot be
+ * decided. */
 int atomic_global(struct resolver *r, uint32_t v, uint64_t off, enum etype et, unsigned depth,
-                  struct resolve_info *acc, const struct expr **out);
-/* The same for a shared LOAD leaf read by thread (tid, ctaid): the
- * atomics of the block in one earlier epoch combined with what the
- * location held when that epoch began. */
+                  struct resolve_info *acc, const struct plain_hit *ph, size_t nph, bool ph_all,
+                  const struct expr **out);
+/* The same for a shared LOAD leaf read by thread (tid, ctaid): what the
+ * block's latest plain store before the read left there, combined with
+ * the block's atomics after it, epoch by epoch. */
 int atomic_shared(struct resolver *r, const struct expr *load, const uint32_t tid[3],
                   const uint32_t ctaid[3], unsigned depth, struct resolve_info *acc,
                   const struct expr **out);

@@ -15,6 +15,7 @@
  */
 #include "resolve-impl.h"
 
+#include <stdio.h>
 #include <string.h>
 
 typedef __int128 i128;
@@ -217,8 +218,15 @@ static bool provably_aligned(const struct inv_query *q)
 	return g % s == 0 && d == 0;
 }
 
-static int gave_up(const struct inv_query *q, struct resolve_info *acc)
+static int gave_up(const struct inv_query *q, struct resolve_info *acc, enum smt_result r)
 {
+	if (r == SMT_TIMEOUT) {
+		if (!(acc->flags & RI_TIMEOUT))
+			snprintf(acc->doing, sizeof acc->doing, "the budget ran out inverting a store of launch %u "
+			         "at offset %llu with the solver", q->launch, (unsigned long long)q->off);
+		acc->flags |= RI_TIMEOUT;
+		return -1;
+	}
 	ri_fail(acc, RI_UNSUPPORTED, "the solver could not invert a store of launch %u at offset %llu",
 	        q->launch, (unsigned long long)q->off);
 	return -1;
@@ -238,8 +246,8 @@ static int inv_solver(const struct inv_query *q, uint32_t tids[][3], uint32_t ct
 	uint32_t t1[3], c1[3], t2[3], c2[3];
 	int found = 0;
 	enum smt_result r = smt_thread_sat(q->smt, q->geom, cond, t1, c1);
-	if (r == SMT_UNKNOWN)
-		return gave_up(q, acc);
+	if (r == SMT_UNKNOWN || r == SMT_TIMEOUT)
+		return gave_up(q, acc, r);
 	if (r == SMT_SAT) {
 		if (!fits(q, q->off))
 			return overlap_fail(q, q->off, acc);
@@ -248,8 +256,8 @@ static int inv_solver(const struct inv_query *q, uint32_t tids[][3], uint32_t ct
 			memcpy(ctaids[found++], c1, sizeof c1);
 		}
 		r = smt_thread_sat_except(q->smt, q->geom, cond, t1, c1, t2, c2);
-		if (r == SMT_UNKNOWN)
-			return gave_up(q, acc);
+		if (r == SMT_UNKNOWN || r == SMT_TIMEOUT)
+			return gave_up(q, acc, r);
 		if (r == SMT_SAT && max > found) {
 			memcpy(tids[found], t2, sizeof t2);
 			memcpy(ctaids[found++], c2, sizeof c2);
@@ -263,8 +271,8 @@ static int inv_solver(const struct inv_query *q, uint32_t tids[][3], uint32_t ct
 		const struct expr *c2e = e_and(cx, e_and(cx, q->dom_t, near), e_not(cx, at));
 		uint32_t t3[3], c3[3];
 		r = smt_thread_sat(q->smt, q->geom, c2e, t3, c3);
-		if (r == SMT_UNKNOWN)
-			return gave_up(q, acc);
+		if (r == SMT_UNKNOWN || r == SMT_TIMEOUT)
+			return gave_up(q, acc, r);
 		if (r == SMT_SAT) {
 			ri_fail(acc, RI_UNSUPPORTED, "launch %u stores %u bytes overlapping the %u bytes read at offset %llu",
 			        q->launch, q->wsize, q->rsize, (unsigned long long)q->off);

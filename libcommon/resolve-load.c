@@ -1,6 +1,7 @@
 /*
  * resolve-load.c: gather the records a resolver is built from (the
- * obligation, dexec's write sets, findings and unsupported launches) while
+ * obligation, dexec's write sets, findings, unsupported and unfinished
+ * launches) while
  * a stage passes its input through, then check and index them.
  */
 #include "resolve.h"
@@ -25,10 +26,13 @@ void sym_state_release(struct sym_state *s)
 	VEC_FREE(s->writes);
 	VEC_FREE(s->findings);
 	VEC_FREE(s->unsupported);
+	VEC_FREE(s->timeouts);
 	free(s->by_launch);
 	free(s->launch_unsupported);
+	free(s->launch_timeout);
 	s->by_launch = NULL;
 	s->launch_unsupported = NULL;
+	s->launch_timeout = NULL;
 }
 
 int sym_state_take(struct sym_state *s, const struct record *rec)
@@ -69,6 +73,17 @@ int sym_state_take(struct sym_state *s, const struct record *rec)
 		VEC_PUSH(s->unsupported, u);
 		return 1;
 	}
+	if (strcmp(rec->type, "timeout") == 0) {
+		struct sym_timeout t;
+		if (!sym_read_timeout(rec, &s->arena, &t))
+			return -1;
+		if (t.launch >= s->obl.launches.len || s->obl.launches.items[t.launch].prog != t.prog) {
+			rec_error(rec, "launch %u is not a launch of program %u", t.launch, t.prog);
+			return -1;
+		}
+		VEC_PUSH(s->timeouts, t);
+		return 1;
+	}
 	return 0;
 }
 
@@ -94,7 +109,19 @@ bool sym_state_finish(struct sym_state *s, const char *file, bool need_symbolic)
 				arena_printf(&s->arena, "launch %u (%s) is unsupported: %s",
 				             u->launch, u->kernel, u->what);
 	}
-	if (need_symbolic && nl && !s->writes.len && !s->unsupported.len) {
+	s->launch_timeout = xcalloc(nl ? nl : 1, sizeof *s->launch_timeout);
+	for (size_t i = 0; i < s->timeouts.len; i++) {
+		const struct sym_timeout *t = &s->timeouts.items[i];
+		if (s->by_launch[t->launch]) {
+			warn("%s: launch %u has a write set and a timeout record", file, t->launch);
+			return false;
+		}
+		if (!s->launch_timeout[t->launch])
+			s->launch_timeout[t->launch] =
+				arena_printf(&s->arena, "launch %u (%s) was not finished: dexec ran out of time (%s)",
+				             t->launch, t->kernel, t->doing);
+	}
+	if (need_symbolic && nl && !s->writes.len && !s->unsupported.len && !s->timeouts.len) {
 		warn("%s: no write sets in the stream (run dexec first)", file);
 		return false;
 	}

@@ -236,7 +236,7 @@ int rop_elem(struct resolver *r, struct rop **rp, uint32_t v, uint64_t off, enum
 	struct ectx *cx = rs_cx(r);
 	const struct expr *e = op_elem_expr(cx, in, val->result, (uint64_t)flat, &lv);
 	if (c.failed) {
-		if (!(acc->flags & (RI_UNSUPPORTED | RI_TOO_BIG | RI_RACE)))
+		if (!(acc->flags & RI_NO_RESULT))
 			ri_fail(acc, RI_UNSUPPORTED, "an operand of torch op '%s' is unknown", op->call.op);
 		return 1;
 	}

@@ -8,11 +8,12 @@
  * concrete, the writer is found among the writes of the same block: the
  * latest epoch (then warp epoch, then program order) whose write covers
  * exactly the bytes read, each write inverted with the block's ctaid
- * fixed (resolve-inv.c; with enumeration tables, resolve-enum.c, the
- * writes are tried latest first and the first that reaches the reader
- * wins).  Writes of the reader's own epoch count only
- * from the reader's warp (they were ordered by bar.warp.sync); others of
- * that epoch are races, which dexec reports.
+ * fixed (resolve-inv.c; an address that is not affine, a tile's i / 32
+ * and i % 32, by the write's table of the block's threads sorted by
+ * address, resolve-enum.c).  With tables the writes are tried latest
+ * first and the first that reaches the reader wins.  Writes of the
+ * reader's own epoch count only from the reader's warp (they were ordered
+ * by bar.warp.sync); others of that epoch are races, which dexec reports.
  */
 #include "resolve-impl.h"
 
@@ -82,18 +83,19 @@ int shared_writer(const struct sym_state *st, struct ectx *cx, struct smt *smt, 
 			continue;
 		if (best && !later(x, best))
 			continue;
-		const struct expr *addr = e_subst(cx, x->addr, fix_ctaid, &fc);
-		const struct expr *dom = e_subst(cx, x->dom, fix_ctaid, &fc);
-		if (e_has_data(dom)) {
+		if (e_has_data(x->dom)) {
 			ri_fail(acc, RI_UNSUPPORTED, "a shared store of launch %u under a data-dependent domain", l);
 			return -1;
 		}
+		const struct expr *addr = e_subst(cx, x->addr, fix_ctaid, &fc);
+		const struct expr *dom = e_subst(cx, x->dom, fix_ctaid, &fc);
 		struct lin li;
 		bool lin_ok = lin_of_addr(addr, n, &li);
 		struct inv_query q = {
 			.cx = cx, .smt = smt, .geom = &gb, .n = n, .addr = addr, .dom_t = dom,
 			.lin = lin_ok ? &li : NULL, .wsize = etype_size(x->et), .rsize = etype_size(et),
-			.same_kind = x->et == et || (!etype_is_float(x->et) && !etype_is_float(et)),
+			.same_kind = x->et == et || (!etype_is_float(x->et) && !etype_is_float(et)) ||
+			             rs_bits_as(cx, x->val, x->et, et),
 			.off = o, .max_enum = max_enum, .launch = l, .tabs = tabs,
 		};
 		uint32_t tids[MAXW][3], ctaids[MAXW][3];

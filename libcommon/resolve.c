@@ -12,9 +12,17 @@
  * loads (now at constant offsets) resolved recursively.  Atomic
  * contributions (atom, red) are combined with the value before the launch
  * by resolve-atomic.c.
+ *
+ * Two memos make the cost linear in what is read: elements by (value,
+ * offset, type), and shared-memory loads by (LOAD leaf, block, and the
+ * reader's warp where writes of its own epoch could reach it): the value
+ * a shared load sees does not depend on which thread of the block reads
+ * it, so the result of a block-wide reduction tree that every thread
+ * reads back is resolved once per block, not once per reader.
  */
 #include "resolve.h"
 #include "resolve-impl.h"
+#include "deadline.h"
 #include "diag.h"
 
 #include <math.h>
@@ -33,6 +41,17 @@ struct memo_ent {
 	const struct expr *e;
 	const struct resolve_info *note;   /* problems below this element, or NULL */
 };
+
+/* A shared load as one block (and warp, where that matters) sees it. */
+struct shmemo_ent {
+	const struct expr *load;           /* NULL: empty slot */
+	uint32_t ctaid[3];
+	uint64_t warp;                     /* SH_ANY_WARP when any warp sees the same */
+	const struct expr *e;
+	const struct resolve_info *note;
+};
+#define SH_ANY_WARP UINT64_MAX
+#define DEADLINE_EVERY 16              /* elements resolved between looks at the clock */
 
 struct wcache {
 	bool ready, lin_ok;
@@ -54,9 +73,12 @@ struct resolver {
 	struct wcache *wc;                 /* parallel to wl */
 	struct memo_ent *memo;
 	size_t mcap, mlen;
-	uint64_t call_elems;
+	uint64_t call_elems, call_shared;
 	struct rop *rop;                   /* torch ops (resolve-op.c), made on first use */
 	struct wtab_cache *tabs;           /* enumeration tables (resolve-enum.c) */
+	struct shmemo_ent *sh;             /* shared loads resolved */
+	size_t shcap, shlen;
+	struct deadline_check dl;
 };
 
 /* ---- construction ---------------------------------------------------------- */
@@ -94,11 +116,20 @@ struct resolver *resolver_new(const struct sym_state *st, struct smt *s)
 	}
 	free(fill);
 	r->tabs = wtab_cache_new();
+	wtab_cache_set_deadline(r->tabs, &r->dl);
 	r->mcap = 1024;
 	r->memo = xmalloc(r->mcap * sizeof *r->memo);
 	for (size_t i = 0; i < r->mcap; i++)
 		r->memo[i].value = NO_VALUE;
+	r->shcap = 256;
+	r->sh = xcalloc(r->shcap, sizeof *r->sh);
+	deadline_check_init(&r->dl, DEADLINE_NONE, DEADLINE_EVERY);
 	return r;
+}
+
+void resolver_set_deadline(struct resolver *r, double deadline)
+{
+	deadline_check_init(&r->dl, deadline, DEADLINE_EVERY);
 }
 
 void resolver_free(struct resolver *r)
@@ -111,6 +142,7 @@ void resolver_free(struct resolver *r)
 	free(r->wlaunch);
 	free(r->wc);
 	free(r->memo);
+	free(r->sh);
 	rop_free(r->rop);
 	wtab_cache_free(r->tabs);
 	free(r);
@@ -172,6 +204,44 @@ static void memo_clear(struct resolver *r)
 	for (size_t i = 0; i < r->mcap; i++)
 		r->memo[i].value = NO_VALUE;
 	r->mlen = 0;
+	memset(r->sh, 0, r->shcap * sizeof *r->sh);
+	r->shlen = 0;
+}
+
+static size_t sh_hash(const struct expr *load, const uint32_t ctaid[3], uint64_t warp)
+{
+	uint64_t h = (uint64_t)load->id * 0x9e3779b97f4a7c15ull;
+	h ^= ((uint64_t)ctaid[0] << 32 | ctaid[1]) * 0xc2b2ae3d27d4eb4full;
+	h ^= ((uint64_t)ctaid[2] << 32 ^ warp) * 0x165667b19e3779f9ull;
+	return (size_t)(h ^ h >> 31);
+}
+
+static struct shmemo_ent *sh_slot(struct resolver *r, const struct expr *load, const uint32_t ctaid[3],
+                                  uint64_t warp)
+{
+	size_t m = r->shcap - 1, i = sh_hash(load, ctaid, warp) & m;
+	while (r->sh[i].load && !(r->sh[i].load == load && r->sh[i].warp == warp &&
+	                          !memcmp(r->sh[i].ctaid, ctaid, sizeof r->sh[i].ctaid)))
+		i = (i + 1) & m;
+	return &r->sh[i];
+}
+
+static void sh_put(struct resolver *r, const struct shmemo_ent *e)
+{
+	if (2 * (r->shlen + 1) > r->shcap) {
+		struct shmemo_ent *old = r->sh;
+		size_t ocap = r->shcap;
+		r->shcap *= 2;
+		r->sh = xcalloc(r->shcap, sizeof *r->sh);
+		for (size_t i = 0; i < ocap; i++)
+			if (old[i].load)
+				*sh_slot(r, old[i].load, old[i].ctaid, old[i].warp) = old[i];
+		free(old);
+	}
+	struct shmemo_ent *s = sh_slot(r, e->load, e->ctaid, e->warp);
+	if (!s->load)
+		r->shlen++;
+	*s = *e;
 }
 
 static void memo_put(struct resolver *r, const struct memo_ent *e)
@@ -211,20 +281,40 @@ static void info_merge(struct resolve_info *dst, const struct resolve_info *src)
 		memcpy(dst->race_tid, src->race_tid, sizeof dst->race_tid);
 		memcpy(dst->race_ctaid, src->race_ctaid, sizeof dst->race_ctaid);
 	}
-	if ((add & (RI_UNSUPPORTED | RI_TOO_BIG)) && !(dst->flags & (RI_UNSUPPORTED | RI_TOO_BIG)))
+	if ((add & RI_REASONS) && !(dst->flags & RI_REASONS))
 		memcpy(dst->reason, src->reason, sizeof dst->reason);
+	if (add & RI_TIMEOUT)
+		memcpy(dst->doing, src->doing, sizeof dst->doing);
 	dst->flags |= src->flags;
 }
 
 void ri_fail(struct resolve_info *info, unsigned flag, const char *fmt, ...)
 {
-	if (!(info->flags & (RI_UNSUPPORTED | RI_TOO_BIG))) {
+	if (!(info->flags & RI_REASONS)) {
 		va_list ap;
 		va_start(ap, fmt);
 		vsnprintf(info->reason, sizeof info->reason, fmt, ap);
 		va_end(ap);
 	}
 	info->flags |= flag;
+}
+
+/* Has the deadline passed?  Then RI_TIMEOUT, doing saying what was being
+ * resolved (the first such message wins). */
+static bool out_of_time(struct resolver *r, struct resolve_info *acc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static bool out_of_time(struct resolver *r, struct resolve_info *acc, const char *fmt, ...)
+{
+	if (!deadline_tick(&r->dl))
+		return false;
+	if (!(acc->flags & RI_TIMEOUT)) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(acc->doing, sizeof acc->doing, fmt, ap);
+		va_end(ap);
+	}
+	acc->flags |= RI_TIMEOUT;
+	return true;
 }
 
 /* ---- leaves of written values ------------------------------------------------ */
@@ -246,6 +336,36 @@ static const struct expr *at_thread(struct resolver *r, const struct expr *x,
 static const struct expr *uninit(struct resolver *r, uint32_t v, uint64_t off, enum etype et,
                                   struct resolve_info *acc);
 
+/* The reader's warp where writes of the reader's own epoch (before its
+ * warp epoch) could reach the load, else SH_ANY_WARP: writes of earlier
+ * epochs are seen alike by every thread of the block. */
+static uint64_t shared_warp_key(const struct resolver *r, const struct expr *e, const uint32_t tid[3])
+{
+	uint32_t l = SYM_SHARED_LAUNCH(e->space);
+	if (e->args[0]->op != EOP_BV || l >= r->o->launches.len || !r->st->by_launch || !r->st->by_launch[l])
+		return SH_ANY_WARP;          /* shared_writer says what is wrong */
+	uint64_t code = e->args[0]->u;
+	uint32_t sub = (uint32_t)(code >> SYM_SH_OFF_BITS) & ((1u << SYM_SH_SUB_BITS) - 1);
+	uint32_t epoch = (uint32_t)(code >> (SYM_SH_OFF_BITS + SYM_SH_SUB_BITS));
+	const struct sym_writes *sw = r->st->by_launch[l];
+	for (uint32_t i = 0; i < sw->nshared; i++)
+		if (sw->shared[i].epoch == epoch && sw->shared[i].sub < sub) {
+			const struct obl_launch *ln = &r->o->launches.items[l];
+			return ((uint64_t)tid[0] + ln->block[0] * ((uint64_t)tid[1] + ln->block[1] * tid[2])) / 32;
+		}
+	return SH_ANY_WARP;
+}
+
+int rs_shared_writer(struct resolver *r, const struct expr *load, const uint32_t tid[3],
+                     const uint32_t ctaid[3], const struct sym_shwrite **w, uint32_t wtid[3],
+                     struct resolve_info *acc)
+{
+	uint32_t launch;
+	uint64_t off;
+	return shared_writer(r->st, r->cx, r->smt, r->lim.max_enum, r->tabs, load, tid, ctaid, w, wtid,
+	                     &launch, &off, acc);
+}
+
 /* A shared-memory LOAD read by thread (tid, ctaid) when no atomic
  * reaches it: the value its writer left (resolve-shared.c), or UNDEF
  * with RI_UNINIT (uninit_value names the launch's shared space) when no
@@ -256,17 +376,45 @@ const struct expr *rs_shared_plain(struct resolver *r, const struct expr *e, con
 	const struct sym_shwrite *w;
 	uint32_t wtid[3], launch;
 	uint64_t off;
+	uint64_t warp = shared_warp_key(r, e, tid);
+	struct shmemo_ent *hit = sh_slot(r, e, ctaid, warp);
+	if (hit->load) {
+		if (hit->note)
+			info_merge(acc, hit->note);
+		return hit->e;
+	}
 	if (depth + 1 > r->lim.max_depth) {
 		ri_fail(acc, RI_TOO_BIG, "resolution nested deeper than %u elements", r->lim.max_depth);
 		return NULL;
 	}
-	int k = shared_writer(r->st, r->cx, r->smt, r->lim.max_enum, r->tabs, e, tid, ctaid, &w, wtid,
-	                      &launch, &off, acc);
-	if (k < 0)
+	if (out_of_time(r, acc, "the budget ran out resolving a read of shared byte %llu of launch %u (%s) by thread "
+	                "(%u,%u,%u) of block (%u,%u,%u), %u elements deep",
+	                (unsigned long long)(e->args[0]->u & ((1ull << SYM_SH_OFF_BITS) - 1)),
+	                SYM_SHARED_LAUNCH(e->space),
+	                SYM_SHARED_LAUNCH(e->space) < r->o->launches.len ?
+	                r->o->launches.items[SYM_SHARED_LAUNCH(e->space)].kernel : "?",
+	                tid[0], tid[1], tid[2], ctaid[0], ctaid[1], ctaid[2], depth))
 		return NULL;
-	if (k == 0)
-		return uninit(r, SYM_SHARED_SPACE(launch), off, (enum etype)e->et, acc);
-	return at_thread(r, w->val, wtid, ctaid, depth + 1, acc);
+	r->call_shared++;
+	struct resolve_info loc;
+	memset(&loc, 0, sizeof loc);
+	const struct expr *x;
+	int k = shared_writer(r->st, r->cx, r->smt, r->lim.max_enum, r->tabs, e, tid, ctaid, &w, wtid,
+	                      &launch, &off, &loc);
+	if (k < 0)
+		x = NULL;
+	else if (k == 0)
+		x = uninit(r, SYM_SHARED_SPACE(launch), off, (enum etype)e->et, &loc);
+	else if ((x = at_thread(r, w->val, wtid, ctaid, depth + 1, &loc)))
+		x = rs_read_as(r->cx, x, w->et, (enum etype)e->et, &loc);
+	if (!(loc.flags & (RI_TOO_BIG | RI_TIMEOUT))) {
+		struct shmemo_ent ent = { e, { ctaid[0], ctaid[1], ctaid[2] }, warp, x, NULL };
+		if (loc.flags)
+			ent.note = arena_memdup(&r->arena, &loc, sizeof loc);
+		sh_put(r, &ent);
+	}
+	info_merge(acc, &loc);
+	return x;
 }
 
 /* A shared-memory LOAD read by thread t: combined with the atomics of
@@ -416,6 +564,84 @@ static int match_cmp(const void *pa, const void *pb)
 	return c;
 }
 
+/* Can a store of type w be read as r?  The same type, two integer types,
+ * or a float and an integer of one size: the read reinterprets the bits. */
+static bool readable_as(enum etype w, enum etype r)
+{
+	if (w == r || (!etype_is_float(w) && !etype_is_float(r)))
+		return true;
+	return etype_size(w) == etype_size(r) && etype_is_float(w) != etype_is_float(r);
+}
+
+/* Does value v hold bytes of the host or of a torch op (whose integer
+ * reads resolve to recorded contents) rather than a kernel's stores? */
+static bool from_host(const struct resolver *r, uint32_t v)
+{
+	for (size_t guard = 0; v < r->o->values.len && guard <= r->o->values.len; guard++) {
+		const struct obl_value *val = &r->o->values.items[v];
+		if (val->def == VD_INPUT || val->def == VD_OP || val->def == VD_DATA)
+			return true;
+		if (val->def != VD_COPY)
+			return false;
+		v = val->src;
+	}
+	return false;
+}
+
+/* An integer leaf below e that resolves to recorded contents. */
+static bool has_int_leaf(const struct resolver *r, const struct expr *e)
+{
+	if ((e->op == EOP_INPUT || e->op == EOP_ELEM) && !etype_is_float((enum etype)e->et))
+		return true;
+	if (e->op == EOP_LOAD && !etype_is_float((enum etype)e->et) && !SYM_IS_SHARED_SPACE(e->space) &&
+	    from_host(r, e->space))
+		return true;
+	for (unsigned i = 0; i < e->nargs; i++)
+		if ((e->args[i]->flags & EXPR_F_DATA) && has_int_leaf(r, e->args[i]))
+			return true;
+	return false;
+}
+
+/* An opaque node below e with such an integer leaf among its arguments. */
+static bool opaque_of_int(const struct resolver *r, const struct expr *e)
+{
+	if (!(e->flags & EXPR_F_OPAQUE))
+		return false;
+	if (e->op == EOP_OPAQUE)
+		for (unsigned i = 0; i < e->nargs; i++)
+			if (has_int_leaf(r, e->args[i]))
+				return true;
+	for (unsigned i = 0; i < e->nargs; i++)
+		if (opaque_of_int(r, e->args[i]))
+			return true;
+	return false;
+}
+
+/* Value x that launch l stored as type w, read as r (a float and an
+ * integer of one size): its bits reinterpreted before its loads are
+ * resolved, so that the idioms of expr-bits.c see the loads as the
+ * program read them.  NULL (RI_UNSUPPORTED) when the bits of an integer
+ * load of host data would stay opaque: integer reads of inputs resolve to
+ * recorded constants (resolve.h), which must not become a float. */
+static const struct expr *reinterpret_write(struct resolver *r, const struct sym_write *sw, enum etype rd,
+                                            uint32_t l, struct resolve_info *acc)
+{
+	const struct expr *x = sw->val;
+	enum etype w = sw->et;
+	if (w == rd || etype_is_float(w) == etype_is_float(rd))
+		return x;
+	const struct expr *c = rs_bits_as(r->cx, x, w, rd);   /* constant bits: the real itself */
+	if (c)
+		return c;
+	const struct expr *y = e_reinterp(r->cx, SYM_OPAQUE_STORE(l, sw->line), x, etype_is_float(rd) ? rd : w);
+	if (!y || opaque_of_int(r, y)) {
+		ri_fail(acc, RI_UNSUPPORTED, "launch %u stores %s bits that are read as %s", l, etype_name(w),
+		        etype_name(rd));
+		return NULL;
+	}
+	return y;
+}
+
 /* The value one thread leaves at the location: its matching writes in
  * program order, each guarded by the data part of its domain (a write
  * whose guard fails leaves what was there before: the previous version). */
@@ -426,7 +652,10 @@ static const struct expr *thread_value(struct resolver *r, const struct match *m
 	const struct expr *cur = NULL;
 	for (size_t i = 0; i < n; i++) {
 		const struct wcache *c = &r->wc[m[i].wi];
-		const struct expr *x = at_thread(r, m[i].w->val, m[i].tid, m[i].ctaid, depth, acc);
+		const struct expr *val = reinterpret_write(r, m[i].w, et, r->o->values.items[v].launch, acc);
+		if (!val)
+			return NULL;
+		const struct expr *x = at_thread(r, val, m[i].tid, m[i].ctaid, depth, acc);
 		if (!x)
 			return NULL;
 		if (!c->dom_d) {
@@ -462,6 +691,12 @@ static int res_launch(struct resolver *r, uint32_t v, uint64_t off, enum etype e
 		ri_fail(acc, RI_UNSUPPORTED, "%s", r->st->launch_unsupported[l]);
 		return -1;
 	}
+	if (r->st->launch_timeout && r->st->launch_timeout[l]) {
+		if (!(acc->flags & RI_TIMEOUT))
+			snprintf(acc->doing, sizeof acc->doing, "%s", r->st->launch_timeout[l]);
+		acc->flags |= RI_TIMEOUT;
+		return -1;
+	}
 	if (!r->st->by_launch || !r->st->by_launch[l]) {
 		ri_fail(acc, RI_UNSUPPORTED, "no write set for launch %u (%s)", l, ln->kernel);
 		return -1;
@@ -471,6 +706,7 @@ static int res_launch(struct resolver *r, uint32_t v, uint64_t off, enum etype e
 	uint64_t n[6] = { g.ntid[0], g.ntid[1], g.ntid[2], g.nctaid[0], g.nctaid[1], g.nctaid[2] };
 	struct match m[MAX_MATCH * 4];
 	size_t nm = 0;
+	bool all = true;              /* every plain writer of the location is in m */
 	for (uint32_t wi = r->wstart[v]; wi < r->wstart[v + 1]; wi++) {
 		wcache_ready(r, wi, n);
 		struct inv_query q = {
@@ -478,14 +714,14 @@ static int res_launch(struct resolver *r, uint32_t v, uint64_t off, enum etype e
 			.addr = r->wl[wi]->addr, .dom_t = r->wc[wi].dom_t,
 			.lin = r->wc[wi].lin_ok ? &r->wc[wi].lin : NULL,
 			.wsize = etype_size(r->wl[wi]->et), .rsize = etype_size(et),
-			.same_kind = r->wl[wi]->et == et ||
-			             (!etype_is_float(r->wl[wi]->et) && !etype_is_float(et)),
+			.same_kind = readable_as(r->wl[wi]->et, et),
 			.off = off, .max_enum = r->lim.max_enum, .launch = l, .tabs = r->tabs,
 		};
 		uint32_t tids[MAX_MATCH][3], ctaids[MAX_MATCH][3];
 		int k = invert_write(&q, tids, ctaids, MAX_MATCH, acc);
 		if (k < 0)
 			return -1;
+		all &= k < MAX_MATCH && nm + (size_t)k <= sizeof m / sizeof *m;
 		for (int j = 0; j < k && nm < sizeof m / sizeof *m; j++, nm++) {
 			memcpy(m[nm].tid, tids[j], sizeof m[nm].tid);
 			memcpy(m[nm].ctaid, ctaids[j], sizeof m[nm].ctaid);
@@ -494,15 +730,17 @@ static int res_launch(struct resolver *r, uint32_t v, uint64_t off, enum etype e
 		}
 	}
 	const struct expr *ae;
-	int ka = atomic_global(r, v, off, et, depth, acc, &ae);
+	struct plain_hit ph[sizeof m / sizeof *m];
+	for (size_t i = 0; i < nm; i++) {
+		memcpy(ph[i].tid, m[i].tid, sizeof ph[i].tid);
+		memcpy(ph[i].ctaid, m[i].ctaid, sizeof ph[i].ctaid);
+		ph[i].w = m[i].w;
+		ph[i].dom_d = r->wc[m[i].wi].dom_d;
+	}
+	int ka = atomic_global(r, v, off, et, depth, acc, ph, nm, all, &ae);
 	if (ka < 0)
 		return -1;
 	if (ka > 0) {
-		if (nm) {
-			ri_fail(acc, RI_UNSUPPORTED, "launch %u (%s) stores to value %u byte %llu both "
-			        "atomically and plainly", l, ln->kernel, v, (unsigned long long)off);
-			return -1;
-		}
 		*out = ae;
 		return 1;
 	}
@@ -568,10 +806,34 @@ static double float_bits(enum etype et, uint64_t u)
 	return h & 0x8000 ? -v : v;
 }
 
+const struct expr *rs_bits_as(struct ectx *cx, const struct expr *val, enum etype wet, enum etype et)
+{
+	if (val->op != EOP_BV || etype_is_float(wet) || !etype_is_float(et) || etype_size(wet) != etype_size(et))
+		return NULL;
+	double d = float_bits(et, val->u);
+	return isfinite(d) ? e_real(cx, d) : NULL;
+}
+
+const struct expr *rs_read_as(struct ectx *cx, const struct expr *x, enum etype wet, enum etype et,
+                              struct resolve_info *acc)
+{
+	if (!etype_is_float(et) || etype_is_float(wet))
+		return x;
+	const struct expr *f = rs_bits_as(cx, x, wet, et);
+	if (!f)
+		ri_fail(acc, RI_UNSUPPORTED, "a %s store read as %s", etype_name(wet), etype_name(et));
+	return f;
+}
+
 static const struct expr *res_input(struct resolver *r, const struct obl_value *val,
-                                    uint64_t off, enum etype et)
+                                    uint64_t off, enum etype et, struct resolve_info *acc)
 {
 	const struct obl_input *in = &r->o->inputs.items[val->input];
+	if (obl_input_random(in)) {
+		ri_fail(acc, RI_RANDOM, "depends on random op %s (a fresh, unconstrained value)",
+		        in->name ? in->name : "?");
+		return NULL;
+	}
 	uint64_t at = off - val->off;
 	unsigned size = etype_size(et);
 	if (etype_is_float(et) || !in->data || at + size > in->ndata)
@@ -639,7 +901,7 @@ static const struct expr *res_value(struct resolver *r, uint32_t v, uint64_t off
 			switch (val->def) {
 			case VD_INPUT:
 			case VD_OP:          /* a trimmed prefix's result */
-				return res_input(r, val, off, et);
+				return res_input(r, val, off, et, acc);
 			case VD_DATA:
 				return rop_data(r, val, off, et, acc);
 			case VD_MEMSET:
@@ -699,11 +961,18 @@ static const struct expr *res(struct resolver *r, uint32_t v, uint64_t off, enum
 		        (unsigned long long)r->lim.max_elems);
 		return NULL;
 	}
+	if (v < r->o->values.len &&
+	    out_of_time(r, acc, "the budget ran out resolving value %u byte %llu (%s%s%s), %u elements deep", v,
+	                (unsigned long long)off, value_def_name(r->o->values.items[v].def),
+	                r->o->values.items[v].def == VD_LAUNCH ? " " : "",
+	                r->o->values.items[v].def == VD_LAUNCH ?
+	                r->o->launches.items[r->o->values.items[v].launch].kernel : "", depth))
+		return NULL;
 	struct resolve_info loc;
 	memset(&loc, 0, sizeof loc);
 	uint32_t wr = NO_VALUE;
 	const struct expr *e = res_value(r, v, off, et, depth, &loc, &wr);
-	if (!(loc.flags & RI_TOO_BIG)) {
+	if (!(loc.flags & (RI_TOO_BIG | RI_TIMEOUT))) {
 		struct memo_ent ent = { off, v, (uint8_t)et, wr, e, NULL };
 		if (loc.flags)
 			ent.note = arena_memdup(&r->arena, &loc, sizeof loc);
@@ -720,10 +989,11 @@ const struct expr *resolve_elem(struct resolver *r, uint32_t value, uint64_t off
 	memset(info, 0, sizeof *info);
 	if (r->mlen > MEMO_MAX)
 		memo_clear(r);
-	r->call_elems = 0;
+	r->call_elems = r->call_shared = 0;
 	const struct expr *e = res(r, value, off, et, 0, info, &info->writer);
 	info->elems = r->call_elems;
-	if (info->flags & (RI_RACE | RI_UNSUPPORTED | RI_TOO_BIG))
+	info->shared = r->call_shared;
+	if (info->flags & RI_NO_RESULT)
 		return NULL;
 	return e;
 }

@@ -37,14 +37,16 @@ struct sym_state {
 	VEC(struct sym_writes) writes;      /* in stream order */
 	VEC(struct sym_finding) findings;
 	VEC(struct sym_unsupported) unsupported;
+	VEC(struct sym_timeout) timeouts;   /* launches dexec did not finish */
 	struct sym_writes **by_launch;      /* after sym_state_finish: by launch id, NULL if none */
 	const char **launch_unsupported;    /* by launch id: reason, or NULL */
+	const char **launch_timeout;        /* by launch id: why it has no write set, or NULL */
 };
 
 /* cx is borrowed: it must outlive the state. */
 void sym_state_init(struct sym_state *s, struct ectx *cx);
 void sym_state_release(struct sym_state *s);          /* NULL ok */
-/* 1 if rec was an obligation, writes, finding or unsupported record and
+/* 1 if rec was an obligation, writes, finding, unsupported or timeout record and
  * was stored; 0 if it is another record; -1 after printing what is wrong
  * with it (naming the file and record). */
 int  sym_state_take(struct sym_state *s, const struct record *rec);
@@ -63,7 +65,15 @@ enum {
 	RI_UNSUPPORTED = 4,   /* something resolution cannot model (reason) */
 	RI_TOO_BIG = 8,       /* element or depth limit reached */
 	RI_UNDEF = 16,        /* a written value was UNDEF (dexec's bottom) */
+	RI_RANDOM = 32,       /* reads the result of a random op (reason names it):
+	                         a fresh input of one program, so unknown */
+	RI_TIMEOUT = 64,      /* the deadline passed, or a launch read was not
+	                         finished upstream (doing says what) */
 };
+/* The flags that make an element unknown and carry a reason. */
+#define RI_REASONS (RI_UNSUPPORTED | RI_TOO_BIG | RI_RANDOM)
+/* The flags with which resolve_elem returns NULL. */
+#define RI_NO_RESULT (RI_RACE | RI_REASONS | RI_TIMEOUT)
 
 struct resolve_info {
 	unsigned flags;                      /* RI_* */
@@ -74,12 +84,16 @@ struct resolve_info {
 	uint32_t race_launch, race_value;
 	uint64_t race_off;
 	uint32_t race_tid[2][3], race_ctaid[2][3];
-	/* RI_UNSUPPORTED or RI_TOO_BIG: why */
+	/* RI_UNSUPPORTED, RI_TOO_BIG or RI_RANDOM: why */
 	char reason[160];
+	/* RI_TIMEOUT: what was being resolved when the time ran out, or
+	 * which launch dexec did not finish */
+	char doing[200];
 	/* the launch that wrote the requested element (through copies), or
 	 * NO_VALUE when no kernel did */
 	uint32_t writer;
 	uint64_t elems;                      /* elements newly resolved by the call */
+	uint64_t shared;                     /* shared-memory reads newly resolved */
 };
 
 struct resolve_limits {
@@ -96,10 +110,15 @@ struct resolver;
 struct resolver *resolver_new(const struct sym_state *st, struct smt *s);
 void resolver_free(struct resolver *r);               /* NULL ok */
 void resolver_set_limits(struct resolver *r, const struct resolve_limits *l);
+/* The stage's deadline (deadline.h; none by default): once it has
+ * passed, resolve_elem stops with RI_TIMEOUT, saying in info->doing
+ * what it was resolving. */
+void resolver_set_deadline(struct resolver *r, double deadline);
 
 /* The element of value 'value' at byte offset off read as et, as an
  * expression over INPUT leaves (and constants).  Returns NULL when it is
- * unknown (RI_RACE, RI_UNSUPPORTED, RI_TOO_BIG; the reason is in *info).
+ * unknown (RI_NO_RESULT: RI_RACE, RI_UNSUPPORTED, RI_TOO_BIG, RI_RANDOM,
+ * RI_TIMEOUT; the reason is in *info).
  * A never-written element gives UNDEF of et's sort and sets RI_UNINIT.
  * *info is filled (cleared first). */
 const struct expr *resolve_elem(struct resolver *r, uint32_t value, uint64_t off,

@@ -17,6 +17,15 @@
  *   INPUT/ELEM/VAR/TID/CTAID -> named constants ("in3@12:f32", "tid.x")
  *   LOAD        -> an uninterpreted function of the address
  *
+ * Limits: every check runs under the solver's resource limit (Z3's
+ * rlimit: deterministic, the same answer on an idle and on a loaded
+ * machine; running out is SMT_UNKNOWN) and, as the outer bound, under a
+ * wall-clock limit: the stage's deadline and the optional per-query
+ * timeout, enforced by one watchdog thread that interrupts the context
+ * (Z3's own "timeout" parameter is not honoured by every tactic of the
+ * combined solver).  Running out of time is SMT_TIMEOUT / EQ_TIMEOUT,
+ * never an answer.
+ *
  * Z3 runs in reference-counting mode: every AST kept across calls holds a
  * reference (the memo's entries, the cached sorts and functions, and the
  * "scratch" list of one public call, released when it returns).  Errors
@@ -25,10 +34,15 @@
 #include "smt.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <z3.h>
+
+#include "deadline.h"
+#include "diag.h"
 
 struct memo_ent {
 	Z3_ast ast;
@@ -38,8 +52,12 @@ struct memo_ent {
 
 struct smt {
 	Z3_context z;
-	unsigned timeout_ms;
-	uint64_t rlimit;
+	unsigned timeout_ms;            /* per check, wall clock; 0: none */
+	uint64_t rlimit;                /* per check, Z3 resource units; 0: none */
+	double deadline;                /* the stage's (deadline.h) */
+	bool timed_out;                 /* the last check ran out of time */
+	struct smt_stats stats;
+	bool stats_rlimit;              /* measure the rlimit each check used */
 	uint32_t cxid;                  /* context of the memoised nodes */
 	struct memo_ent *memo;          /* indexed by node id */
 	size_t memo_cap;
@@ -88,8 +106,6 @@ static Z3_params make_params(struct smt *s)
 {
 	Z3_params p = Z3_mk_params(s->z);
 	Z3_params_inc_ref(s->z, p);
-	if (s->timeout_ms)
-		Z3_params_set_uint(s->z, p, Z3_mk_string_symbol(s->z, "timeout"), s->timeout_ms);
 	if (s->rlimit)
 		Z3_params_set_uint(s->z, p, Z3_mk_string_symbol(s->z, "rlimit"),
 		                   s->rlimit > 0xffffffffu ? 0xffffffffu : (unsigned)s->rlimit);
@@ -106,6 +122,155 @@ static Z3_solver new_solver(struct smt *s, bool bv)
 	return so;
 }
 
+/* ---- the wall-clock limit: one watchdog for every context ------------------ */
+
+struct watch {
+	struct watch *next;
+	Z3_context z;
+	double until;                   /* monotonic seconds */
+	bool fired;
+};
+
+static struct {
+	pthread_once_t once;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct watch *list;
+} wd = { PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL };
+
+#define WATCH_REPEAT 0.1            /* seconds between interrupts of a check that goes on */
+
+static void *watchdog(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&wd.mu);
+	for (;;) {
+		double now = deadline_now(), next = DEADLINE_NONE;
+		for (struct watch *w = wd.list; w; w = w->next) {
+			if (w->until <= now) {
+				/* under the lock: the check is still running */
+				Z3_interrupt(w->z);
+				w->fired = true;
+				w->until = now + WATCH_REPEAT;
+			}
+			if (w->until < next)
+				next = w->until;
+		}
+		if (isinf(next)) {
+			pthread_cond_wait(&wd.cv, &wd.mu);
+			continue;
+		}
+		/* the condition variable uses CLOCK_REALTIME: wait for the
+		 * interval, measured again on the monotonic clock next round */
+		double dt = next - deadline_now();
+		if (dt <= 0)
+			continue;
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		double sec = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 + dt;
+		ts.tv_sec = (time_t)sec;
+		ts.tv_nsec = (long)((sec - (double)ts.tv_sec) * 1e9);
+		if (ts.tv_nsec >= 1000000000L)
+			ts.tv_nsec = 999999999L;
+		pthread_cond_timedwait(&wd.cv, &wd.mu, &ts);
+	}
+	return NULL;
+}
+
+static void watchdog_start(void)
+{
+	pthread_t t;
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &at, watchdog, NULL) != 0)
+		die("cannot start the solver's watchdog thread");
+	pthread_attr_destroy(&at);
+}
+
+/* The resource units the solver has used so far (Z3 counts them per
+ * context, across checks). */
+static uint64_t rlimit_count(struct smt *s, Z3_solver so)
+{
+	uint64_t n = 0;
+	Z3_stats st = Z3_solver_get_statistics(s->z, so);
+	Z3_stats_inc_ref(s->z, st);
+	for (unsigned i = 0; i < Z3_stats_size(s->z, st); i++)
+		if (Z3_stats_is_uint(s->z, st, i) && !strcmp(Z3_stats_get_key(s->z, st, i), "rlimit count"))
+			n = Z3_stats_get_uint_value(s->z, st, i);
+	Z3_stats_dec_ref(s->z, st);
+	return n;
+}
+
+/* Z3_solver_check under the limits; s->timed_out says whether an
+ * undecided answer was the wall clock's doing. */
+static Z3_lbool check(struct smt *s, Z3_solver so)
+{
+	double until = s->deadline;
+	if (s->timeout_ms) {
+		double t = deadline_now() + s->timeout_ms / 1e3;
+		if (t < until)
+			until = t;
+	}
+	s->timed_out = false;
+	s->stats.checks++;
+	if (deadline_passed(until)) {
+		s->timed_out = true;
+		s->stats.timeouts++;
+		return Z3_L_UNDEF;
+	}
+	struct watch w = { NULL, s->z, until, false };
+	bool watched = !isinf(until);
+	if (watched) {
+		pthread_once(&wd.once, watchdog_start);
+		pthread_mutex_lock(&wd.mu);
+		w.next = wd.list;
+		wd.list = &w;
+		pthread_cond_signal(&wd.cv);
+		pthread_mutex_unlock(&wd.mu);
+	}
+	uint64_t before = s->stats_rlimit ? rlimit_count(s, so) : 0;
+	Z3_lbool r = Z3_solver_check(s->z, so);
+	if (watched) {
+		pthread_mutex_lock(&wd.mu);
+		for (struct watch **p = &wd.list; *p; p = &(*p)->next)
+			if (*p == &w) {
+				*p = w.next;
+				break;
+			}
+		pthread_mutex_unlock(&wd.mu);
+	}
+	if (r == Z3_L_UNDEF) {
+		if (w.fired || deadline_passed(until)) {
+			s->timed_out = true;
+			s->stats.timeouts++;
+		} else {
+			s->stats.unknown++;
+		}
+	}
+	if (s->stats_rlimit) {
+		uint64_t used = rlimit_count(s, so) - before;
+		if (used > s->stats.rlimit_max)
+			s->stats.rlimit_max = used;
+	}
+	return r;
+}
+
+void smt_set_deadline(struct smt *s, double deadline)
+{
+	s->deadline = deadline;
+}
+
+void smt_set_stats(struct smt *s, bool rlimit)
+{
+	s->stats_rlimit = rlimit;
+}
+
+const struct smt_stats *smt_get_stats(const struct smt *s)
+{
+	return &s->stats;
+}
+
 struct smt *smt_new(unsigned timeout_ms, uint64_t rlimit)
 {
 	struct smt *s = xcalloc(1, sizeof *s);
@@ -116,6 +281,7 @@ struct smt *smt_new(unsigned timeout_ms, uint64_t rlimit)
 	Z3_set_error_handler(s->z, on_error);
 	s->timeout_ms = timeout_ms;
 	s->rlimit = rlimit;
+	s->deadline = DEADLINE_NONE;
 	s->real = Z3_mk_real_sort(s->z);
 	Z3_inc_ref(s->z, Z3_sort_to_ast(s->z, s->real));
 	s->tsolver = new_solver(s, true);
@@ -463,6 +629,29 @@ static Z3_ast tr_clz(struct smt *s, Z3_ast x, unsigned wx, unsigned w)
 	return r;
 }
 
+/* An opaque value is an uninterpreted function of its arguments: one per
+ * tag, and one per float type for the bit reinterpretations (a fixed
+ * function whatever the instruction that made it).  What holds for every
+ * meaning of the function holds for the true one. */
+static Z3_ast tr_opaque(struct smt *s, const struct expr *e, const Z3_ast *a)
+{
+	char name[96], sb[8];
+	int n;
+	if (EOPQ_KIND(e->u) == EOPQ_FN)
+		n = snprintf(name, sizeof name, "opaque#%llx", (unsigned long long)EOPQ_TAGOF(e->u));
+	else
+		n = snprintf(name, sizeof name, "%s.%s", EOPQ_KIND(e->u) == EOPQ_BITS ? "bits" : "float",
+		             etype_name(EOPQ_FT(e->u)));
+	Z3_sort dom[E_MAX_ARGS];
+	for (unsigned i = 0; i < e->nargs; i++) {
+		dom[i] = zsort(s, e->args[i]->sort);
+		if (n > 0 && (size_t)n < sizeof name - 8)
+			n += snprintf(name + n, sizeof name - (size_t)n, ":%s", sort_name(e->args[i]->sort, sb));
+	}
+	Z3_func_decl f = Z3_mk_func_decl(s->z, Z3_mk_string_symbol(s->z, name), e->nargs, dom, zsort(s, e->sort));
+	return K(s, Z3_mk_app(s->z, f, e->nargs, a));
+}
+
 static Z3_ast tr_node(struct smt *s, const struct expr *e, const Z3_ast *a, Z3_ast *fact)
 {
 	Z3_context z = s->z;
@@ -567,6 +756,8 @@ static Z3_ast tr_node(struct smt *s, const struct expr *e, const Z3_ast *a, Z3_a
 		return mk_r2bv(s, a[0], (enum rmode)e->u, w, e->op == EOP_R2S);
 	case EOP_BOOL2BV:
 		return mk_ite(s, a[0], bvnum(s, 1, w), bvnum(s, 0, w));
+	case EOP_OPAQUE:
+		return tr_opaque(s, e, a);
 	}
 	s->failed = true;
 	return NULL;
@@ -680,8 +871,9 @@ static enum smt_result thread_query(struct smt *s, const struct smt_geom *g, con
 	if (xt)
 		Z3_solver_assert(s->z, so, K(s, Z3_mk_not(s->z, K(s, Z3_mk_and(s->z, 6, same)))));
 	Z3_solver_assert(s->z, so, c);
-	Z3_lbool r = Z3_solver_check(s->z, so);
-	enum smt_result res = r == Z3_L_TRUE ? SMT_SAT : r == Z3_L_FALSE ? SMT_UNSAT : SMT_UNKNOWN;
+	Z3_lbool r = check(s, so);
+	enum smt_result res = r == Z3_L_TRUE ? SMT_SAT : r == Z3_L_FALSE ? SMT_UNSAT :
+	                      s->timed_out ? SMT_TIMEOUT : SMT_UNKNOWN;
 	if (res == SMT_SAT && (tid || ctaid)) {
 		Z3_model m = Z3_solver_get_model(s->z, so);
 		Z3_model_inc_ref(s->z, m);
@@ -698,7 +890,7 @@ static enum smt_result thread_query(struct smt *s, const struct smt_geom *g, con
 		Z3_model_dec_ref(s->z, m);
 	}
 	Z3_solver_pop(s->z, so, 1);
-	if (zerr(s))
+	if (zerr(s) && res != SMT_TIMEOUT)
 		res = SMT_UNKNOWN;
 	scratch_release(s);
 	return res;
@@ -729,6 +921,7 @@ const char *smt_equiv_name(enum smt_equiv_result r)
 	case EQ_WITHIN_TOL: return "within-tolerance";
 	case EQ_UNCONFIRMED: return "unconfirmed";
 	case EQ_UNKNOWN: return "unknown";
+	case EQ_TIMEOUT: return "timeout";
 	}
 	return "?";
 }
@@ -847,14 +1040,17 @@ enum smt_equiv_result smt_equiv(struct smt *s, const struct expr *a, const struc
 	/* 1: can they differ at all? */
 	Z3_solver_push(s->z, so);
 	Z3_solver_assert(s->z, so, K(s, Z3_mk_not(s->z, mk_eq(s, za, zb))));
-	Z3_lbool r = Z3_solver_check(s->z, so);
+	Z3_lbool r = check(s, so);
 	Z3_solver_pop(s->z, so, 1);
 	if (r == Z3_L_FALSE) {
 		res = EQ_EQUAL;
 		goto out;
 	}
-	if (r != Z3_L_TRUE || zerr(s))
+	if (r != Z3_L_TRUE || zerr(s)) {
+		if (s->timed_out)
+			res = EQ_TIMEOUT;
 		goto out;
+	}
 
 	/* 2: beyond the tolerance, inputs bounded */
 	Z3_solver_push(s->z, so);
@@ -882,13 +1078,13 @@ enum smt_equiv_result smt_equiv(struct smt *s, const struct expr *a, const struc
 	double *snap = xcalloc(p.n + 1, sizeof *snap);
 	res = EQ_UNCONFIRMED;
 	for (unsigned round = 0; round <= o->max_refine; round++) {
-		r = Z3_solver_check(s->z, so);
+		r = check(s, so);
 		if (r == Z3_L_FALSE) {
 			res = EQ_WITHIN_TOL;
 			break;
 		}
 		if (r != Z3_L_TRUE || zerr(s)) {
-			res = EQ_UNKNOWN;
+			res = s->timed_out ? EQ_TIMEOUT : EQ_UNKNOWN;
 			break;
 		}
 		model = Z3_solver_get_model(s->z, so);
@@ -963,7 +1159,7 @@ enum smt_equiv_result smt_equiv(struct smt *s, const struct expr *a, const struc
 out:
 	if (model)
 		Z3_model_dec_ref(s->z, model);
-	if (zerr(s) && res != EQ_DIFFER)
+	if (zerr(s) && res != EQ_DIFFER && res != EQ_TIMEOUT)
 		res = EQ_UNKNOWN;
 	Z3_solver_dec_ref(s->z, so);
 	VEC_FREE(c.funs);

@@ -16,13 +16,29 @@
 
 #include "expr.h"
 
-enum smt_result { SMT_UNSAT = 0, SMT_SAT = 1, SMT_UNKNOWN = 2 };
+/* SMT_UNKNOWN: the solver gave up within its resource limit (a
+ * deterministic answer: the same on any machine).  SMT_TIMEOUT: the wall
+ * clock ran out first (the stage's deadline or the per-query timeout);
+ * not an answer: the caller stops and reports a timeout. */
+enum smt_result { SMT_UNSAT = 0, SMT_SAT = 1, SMT_UNKNOWN = 2, SMT_TIMEOUT = 3 };
 
 struct smt;
 
-/* timeout_ms 0: no limit.  rlimit 0: no limit. */
+/* rlimit: Z3 resource units per check (deterministic; 0: no limit).
+ * timeout_ms: wall-clock time per check (0: none), an outer bound like
+ * the deadline: running out is SMT_TIMEOUT, never SMT_UNKNOWN. */
 struct smt *smt_new(unsigned timeout_ms, uint64_t rlimit);
 void smt_free(struct smt *s);                  /* NULL ok */
+/* The stage's deadline (deadline.h; DEADLINE_NONE by default): a check
+ * running at that time is interrupted, and none starts after it. */
+void smt_set_deadline(struct smt *s, double deadline);
+
+/* What the solver did: checks made, undecided within the resource
+ * limit, stopped by the wall clock, and (after smt_set_stats(s, true),
+ * which costs a little per check) the most resource units one check used. */
+struct smt_stats { uint64_t checks, unknown, timeouts, rlimit_max; };
+void smt_set_stats(struct smt *s, bool rlimit);
+const struct smt_stats *smt_get_stats(const struct smt *s);
 /* Forgets the translations of expressions.  Done automatically when a
  * query brings nodes of another expression context (ectx_id); call it
  * before freeing a context whose ids a later context could reuse only if
@@ -73,7 +89,8 @@ enum smt_equiv_result {
 	EQ_DIFFER,                   /* witness found and confirmed exactly */
 	EQ_WITHIN_TOL,               /* a != b possible, but never beyond tolerance */
 	EQ_UNCONFIRMED,              /* differ per solver, no confirmed witness */
-	EQ_UNKNOWN,                  /* solver gave up (timeout, rlimit) */
+	EQ_UNKNOWN,                  /* solver gave up within its resource limit */
+	EQ_TIMEOUT,                  /* the wall clock ran out (not an answer) */
 };
 
 /* On EQ_DIFFER fills *w; its arrays live in arena a. */

@@ -13,6 +13,18 @@
  * describe the input stream, not the work), passes every other record it
  * does not consume through unchanged (out_raw), and appends its own.
  *
+ * Completeness: each part of a stream (a header and the records after it)
+ * ends with an "end" record {"t":"end","records":N,"counts":{TYPE:N,...}}
+ * counting the records before it (header included).  A stage writes it
+ * last, and only when it succeeded (stream_out_close with exit status 0,
+ * 1 or 3), so a stage that fails or is killed leaves a part without one.
+ * The reader hands end records to the caller like any other record, and
+ * refuses, naming the "tool" of the part's header as the stage that failed
+ * upstream: a part that stops before its end record (at the end of the
+ * input, or at the next header), a record after an end record, and an end
+ * record whose counts (checked when present) do not match.  Pass-through
+ * (out_raw, out_pass) never copies an end record.
+ *
  * Layouts of individual record types are known only to formats/.
  */
 #ifndef DIRIGO_STREAM_H
@@ -45,6 +57,8 @@ struct stream_in;
 /* Opens the named files in order ("-" is stdin); npaths 0 reads stdin.
  * A file that cannot be opened is reported when reading reaches it. */
 struct stream_in *stream_in_open(const char *const *paths, int npaths);
+/* Reads the one open file f, named name in messages (f is not closed). */
+struct stream_in *stream_in_open_file(FILE *f, const char *name);
 /* 1: a record in *rec; 0: end of all inputs; -1: bad input (a message that
  * names the file and record index has been printed). */
 int  stream_in_next(struct stream_in *in, struct record *rec);
@@ -88,17 +102,37 @@ const char *obj_strdup(const msgpack_object *o, struct arena *a); /* NULL if not
 struct stream_out;
 
 struct stream_out *stream_out_new(FILE *f);
-/* Flushes; returns 0, or -1 after a write error (message printed). */
+/* Ends the output of a stage that exits with 'status': when it is 0, 1 or
+ * 3 (the stage succeeded) and the part has a header and no end record yet,
+ * writes the end record; then flushes and frees w (NULL ok).  Returns
+ * status, or EXIT_TROUBLE after a write error (message printed). */
+int  stream_out_close(struct stream_out *w, int status);
+/* Flushes and frees without an end record (a stage that failed, or a
+ * held part); returns 0, or -1 after a write error (message printed). */
 int  stream_out_free(struct stream_out *w);
+/* A writer into memory, for records a stage holds back and writes later
+ * into w with stream_out_append (which frees it and counts its records
+ * in w's part). */
+struct stream_out *stream_out_memory(void);
+void stream_out_append(struct stream_out *w, struct stream_out *held);
+/* True once the end record of the current part is written. */
+bool stream_out_ended(const struct stream_out *w);
 
 void out_header(struct stream_out *w, const char *kind, const char *name);
 void out_begin(struct stream_out *w, const char *type);   /* map with "t" */
-void out_end(struct stream_out *w);                       /* writes it */
+/* Writes the record.  For an "end" record (a stage with fields of its
+ * own, like a trace's status, begins it itself) first appends "records"
+ * and "counts". */
+void out_end(struct stream_out *w);
+/* Writes a record read back out unchanged; an end record is dropped. */
 void out_raw(struct stream_out *w, const struct record *rec);
+/* The same for a record object that did not come through a stream_in (a
+ * map with a string "t"; false, and nothing written, when it is not). */
+bool out_raw_object(struct stream_out *w, const msgpack_object *o);
 /* Pass-through for a stage that produces streams of kind 'kind': the first
  * input header becomes this stage's header (same name), later input
- * headers are dropped, records of the types in 'own' (NULL-terminated, or
- * NULL) are dropped too (the stage writes them afresh: rerunning it on its
+ * headers and end records are dropped, records of the types in 'own'
+ * (NULL-terminated, or NULL) are dropped too (the stage writes them afresh: rerunning it on its
  * own output replaces them), every other record is written unchanged. */
 void out_pass(struct stream_out *w, const struct record *rec, const char *kind,
               const char *const *own);

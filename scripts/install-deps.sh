@@ -1,7 +1,24 @@
 #!/bin/sh
 # Install what dirigo needs on a Debian machine, if it is missing.
 # --quiet: only check, and say what is missing (used before each compile).
+# --fuzz: what make fuzz needs (clang with libFuzzer and the sanitizer
+# runtimes: Debian's clang and libclang-rt-dev), installed if missing.
 set -e
+if [ "$1" = --fuzz ]; then
+	cc=${FUZZ_CC:-clang}
+	probe() {
+		printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; return (int)n & 0; }\n' |
+			"$cc" -fsanitize=fuzzer,address,undefined -x c - -o /dev/null >/dev/null 2>&1
+	}
+	probe && exit 0
+	echo "dirigo: installing clang libclang-rt-dev (for make fuzz)" >&2
+	SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+	$SUDO apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+		clang libclang-rt-dev >/dev/null
+	probe || { echo "dirigo: $cc cannot build libFuzzer targets (-fsanitize=fuzzer)" >&2; exit 1; }
+	exit 0
+fi
 need=""
 have_pc() { pkg-config --exists "$1" 2>/dev/null; }
 have_pc msgpack    || need="$need libmsgpack-dev"

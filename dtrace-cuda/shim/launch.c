@@ -101,6 +101,7 @@ static void record_launch(struct shim_func *f, const struct ptx_func *pf, dim3 g
 	if (!w)
 		return;
 	struct trace_arg *ta = xcalloc(pf->nparams ? pf->nparams : 1, sizeof *ta);
+	uint32_t ev = shim.next_event++;
 	for (unsigned i = 0; i < pf->nparams; i++) {
 		const struct ptx_param *p = &pf->params[i];
 		ta[i] = (struct trace_arg){ .param = p->name, .size = p->size, .raw = args[i],
@@ -125,7 +126,7 @@ static void record_launch(struct shim_func *f, const struct ptx_func *pf, dim3 g
 				ta[i].in_storage = true;
 				ta[i].storage = s->id;
 				ta[i].off = v - s->base;
-				shim_store_written(s->id);
+				shim_store_written(s->id, ev);
 			}
 		}
 	}

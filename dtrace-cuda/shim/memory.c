@@ -166,59 +166,92 @@ static bool unknown_device(const void *p)
 	return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
 }
 
-/* The device buffer holding [p, p+n), or NULL; host (pinned) buffers are
- * not device memory.  Stops the program on the memory of a torch tensor,
- * and (forward mode) on device memory the table does not hold: the trace
- * could not say what was copied. */
-static struct shim_buf *device_range(const void *p, size_t n)
+/* Where a copy or memset reaches: a device buffer of the program's own,
+ * or the memory of a torch tensor (storage; traces that mix torch ops with
+ * kernels, where a tensor's memory is device memory whatever the copy's
+ * kind says), and the byte offset in it. */
+struct place {
+	struct shim_buf *b;
+	struct shim_store *st;
+	uint64_t off;
+};
+
+/* Whether [p, p+n) is device memory, with *pl; host (pinned) buffers are
+ * not.  Stops the program (forward mode) on device memory the table does
+ * not hold, and on a range that runs past the end of a torch storage: the
+ * trace could not say what was copied. */
+static bool device_place(const void *p, size_t n, struct place *pl)
 {
+	*pl = (struct place){ NULL, NULL, 0 };
 	struct shim_buf *b = shim_buf_find((uintptr_t)p);
 	if (b && b->hidden)
 		b = NULL;
-	if (!b && shim_out() && shim_store_find((uintptr_t)p))
-		shim_fatal("a copy or memset of the memory of a torch tensor (storage %u) "
-		           "cannot be traced yet; make the tensor with a torch op instead",
-		           shim_store_find((uintptr_t)p)->id);
+	struct shim_store *st = !b && shim_out() ? shim_store_find((uintptr_t)p) : NULL;
+	if (st) {
+		pl->st = st;
+		pl->off = (uintptr_t)p - st->base;
+		if (pl->off + n > st->bytes)
+			shim_fatal("a copy or memset of %zu bytes at byte %llu of the memory of a "
+			           "torch tensor (storage %u, %llu bytes) runs past its end", n,
+			           (unsigned long long)pl->off, st->id, (unsigned long long)st->bytes);
+		return true;
+	}
 	if (!b && shim_out() && unknown_device(p))
 		shim_fatal("a copy or memset of device memory at %p that was not allocated by a "
 		           "call dtrace-cuda records (cudaMalloc, cudaMallocManaged, "
 		           "cudaMallocAsync, cudaMallocHost, cudaHostAlloc)", p);
 	if (!b || b->kind == TA_HOST || (uintptr_t)p - b->base + n > b->bytes)
-		return NULL;
-	return b;
+		return false;
+	pl->b = b;
+	pl->off = (uintptr_t)p - b->base;
+	return true;
 }
 
-static void record_h2d(struct shim_buf *b, uint64_t off, const void *src, size_t n)
+static void record_h2d(const struct place *d, const void *src, size_t n)
 {
 	struct stream_out *w = shim_out();
 	if (!w)
 		return;
 	char hash[17];
 	trace_hash_hex(src, n, hash);
-	struct trace_copy r = { .dir = TC_H2D, .buf = b->id, .off = off, .bytes = n,
-	                        .hash = hash, .src_buf = TRACE_NO_BUF };
+	struct trace_copy r = { .dir = TC_H2D, .buf = d->b ? d->b->id : TRACE_NO_BUF,
+	                        .storage = d->st ? d->st->id : TRACE_NO_BUF, .off = d->off,
+	                        .bytes = n, .hash = hash, .src_buf = TRACE_NO_BUF,
+	                        .src_storage = TRACE_NO_BUF };
 	if (n <= shim.max_data) {
 		r.data = src;
 		r.ndata = n;
 	}
 	trace_write_copy(w, &r);
 	shim_flush();
+	if (d->st)
+		shim_store_written(d->st->id, shim.next_event++);
 }
 
-static void record_copy(enum trace_copy_dir dir, struct shim_buf *b, uint64_t off, size_t n,
-                        struct shim_buf *src, uint64_t src_off)
+/* d2h (d is the source, src NULL) or d2d. */
+static void record_copy(enum trace_copy_dir dir, const struct place *d, size_t n,
+                        const struct place *src)
 {
 	struct stream_out *w = shim_out();
 	if (!w)
 		return;
-	struct trace_copy r = { .dir = dir, .buf = b->id, .off = off, .bytes = n,
-	                        .src_buf = src ? src->id : TRACE_NO_BUF, .src_off = src_off };
+	struct trace_copy r = { .dir = dir, .buf = d->b ? d->b->id : TRACE_NO_BUF,
+	                        .storage = d->st ? d->st->id : TRACE_NO_BUF, .off = d->off,
+	                        .bytes = n, .src_buf = TRACE_NO_BUF, .src_storage = TRACE_NO_BUF };
+	if (src) {
+		r.src_buf = src->b ? src->b->id : TRACE_NO_BUF;
+		r.src_storage = src->st ? src->st->id : TRACE_NO_BUF;
+		r.src_off = src->off;
+	}
 	trace_write_copy(w, &r);
 	shim_flush();
+	if (dir == TC_D2D && d->st)
+		shim_store_written(d->st->id, shim.next_event++);
 }
 
 /* Records one copy of n bytes; the lock is held.  Directions are checked
- * against the buffer table; cudaMemcpyDefault takes them from it.  Returns
+ * against the buffer table; cudaMemcpyDefault takes them from it, and the
+ * memory of a torch tensor is device memory whatever the kind.  Returns
  * the error of a copy record mode refuses.  Forward mode records only what
  * it recognises and leaves the checks to the real runtime; nothing is
  * looked up when nothing is recorded. */
@@ -230,26 +263,28 @@ static cudaError_t copy_note(void *dst, const void *src, size_t n, enum cudaMemc
 		return shim_forward() ? cudaSuccess : shim_error(cudaErrorInvalidValue);
 	if (shim_forward() && !shim_out())
 		return cudaSuccess;
-	struct shim_buf *d = device_range(dst, n), *s = device_range(src, n);
+	struct place d, s;
+	bool hd = device_place(dst, n, &d), hs = device_place(src, n, &s);
 	bool dd, sd;
 	switch (kind) {
 	case cudaMemcpyHostToHost:     dd = false; sd = false; break;
 	case cudaMemcpyHostToDevice:   dd = true;  sd = false; break;
 	case cudaMemcpyDeviceToHost:   dd = false; sd = true;  break;
 	case cudaMemcpyDeviceToDevice: dd = true;  sd = true;  break;
-	case cudaMemcpyDefault:        dd = d != NULL; sd = s != NULL; break;
+	case cudaMemcpyDefault:        dd = hd; sd = hs; break;
 	default:
 		return shim_forward() ? cudaSuccess : shim_error(cudaErrorInvalidMemcpyDirection);
 	}
-	if ((dd && !d) || (sd && !s))
+	dd = dd || d.st;
+	sd = sd || s.st;
+	if ((dd && !hd) || (sd && !hs))
 		return shim_forward() ? cudaSuccess : shim_error(cudaErrorInvalidValue);
-	uint64_t doff = dd ? (uintptr_t)dst - d->base : 0, soff = sd ? (uintptr_t)src - s->base : 0;
 	if (dd && !sd)
-		record_h2d(d, doff, src, n);
+		record_h2d(&d, src, n);
 	else if (!dd && sd)
-		record_copy(TC_D2H, s, soff, n, NULL, 0);
+		record_copy(TC_D2H, &s, n, NULL);
 	else if (dd && sd)
-		record_copy(TC_D2D, d, doff, n, s, soff);
+		record_copy(TC_D2D, &d, n, &s);
 	return cudaSuccess;
 }
 
@@ -337,17 +372,20 @@ static cudaError_t set(void *p, int value, size_t n, bool exec)
 		shim_unlock();
 		return cudaSuccess;
 	}
-	struct shim_buf *b = device_range(p, n);
-	if (!b) {
+	struct place pl;
+	if (!device_place(p, n, &pl)) {
 		shim_unlock();
 		return exec ? shim_error(cudaErrorInvalidValue) : cudaSuccess;
 	}
 	struct stream_out *w = shim_out();
 	if (w) {
-		struct trace_memset r = { .buf = b->id, .off = (uintptr_t)p - b->base, .bytes = n,
-		                          .value = (uint8_t)value };
+		struct trace_memset r = { .buf = pl.b ? pl.b->id : TRACE_NO_BUF,
+		                          .storage = pl.st ? pl.st->id : TRACE_NO_BUF, .off = pl.off,
+		                          .bytes = n, .value = (uint8_t)value };
 		trace_write_memset(w, &r);
 		shim_flush();
+		if (pl.st)
+			shim_store_written(pl.st->id, shim.next_event++);
 	}
 	if (exec)
 		memset(p, (uint8_t)value, n);
@@ -497,6 +535,7 @@ void shim_sync_managed(void)
 		if (h == b->host_hash)
 			continue;
 		b->host_hash = h;
-		record_h2d(b, 0, (const void *)b->base, b->bytes);
+		struct place pl = { b, NULL, 0 };
+		record_h2d(&pl, (const void *)b->base, b->bytes);
 	}
 }

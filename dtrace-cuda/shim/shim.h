@@ -113,9 +113,17 @@ struct shim {
 	VEC(struct shim_var *) vars;
 	VEC(struct shim_buf) bufs;   /* live, sorted by base */
 	uint32_t next_buf, next_module, next_launch;
+	uint32_t next_event;            /* launches, copies, memsets on storages */
 	VEC(struct shim_store) stores;  /* torch storages, sorted by base */
-	VEC(uint32_t) written;          /* storages launched on, not yet taken */
+	VEC(struct shim_written) written;  /* storages launched on, not yet taken */
 	int suppress;                   /* > 0: a torch op runs; record nothing */
+};
+
+/* A storage that event `event` (a launch that received a pointer into it,
+ * a copy or memset into it) wrote: one new version of it (the rule of
+ * dirigo-trace(5), section STORAGE VERSIONS). */
+struct shim_written {
+	uint32_t id, event;
 };
 
 /* Set by shim_enter() for the call in progress on this thread: it comes
@@ -146,8 +154,10 @@ void shim_buf_remove(struct shim_buf *b);
 
 /* Torch storages registered by the recorder (torch.c). */
 struct shim_store *shim_store_find(uintptr_t p);
-/* Notes that a launch received a pointer into storage id. */
-void shim_store_written(uint32_t id);
+/* Notes that event `event` (shim.next_event when it began) may have
+ * written storage id: once per event, however many of a launch's
+ * arguments point there. */
+void shim_store_written(uint32_t id, uint32_t event);
 
 /* Modules: looks up the PTX, writes the "module" record and the "alloc"
  * records of its variables the first time; fatal if there is no PTX. */

@@ -21,8 +21,12 @@
  *                               meanwhile belong to torch (hidden)
  *   dirigo_trace_written(ids, cap)
  *                               the storages launches received pointers
- *                               into since the last call (at most cap, each
- *                               once); the recorder gives them new versions
+ *                               into, or copies and memsets wrote, since the
+ *                               last call (at most cap): one entry per event
+ *                               and storage, in order; the recorder gives the
+ *                               storage one new version per entry, as dmerge
+ *                               does per record (dirigo-trace(5), STORAGE
+ *                               VERSIONS)
  *
  * A launch parameter that points into no buffer of the program's own but
  * into a registered storage is recorded as {"storage": id, "off": bytes}.
@@ -118,9 +122,13 @@ uint32_t dirigo_trace_written(uint32_t *ids, uint32_t cap)
 {
 	shim_lock();
 	uint32_t n = 0;
-	for (size_t i = 0; i < shim.written.len && n < cap; i++)
-		ids[n++] = shim.written.items[i];
-	shim.written.len = 0;
+	while (n < cap && n < shim.written.len) {
+		ids[n] = shim.written.items[n].id;
+		n++;
+	}
+	memmove(shim.written.items, shim.written.items + n,
+	        (shim.written.len - n) * sizeof *shim.written.items);
+	shim.written.len -= n;
 	shim_unlock();
 	return n;
 }
@@ -134,10 +142,11 @@ struct shim_store *shim_store_find(uintptr_t p)
 	return p - s->base < s->bytes ? s : NULL;
 }
 
-void shim_store_written(uint32_t id)
+void shim_store_written(uint32_t id, uint32_t event)
 {
-	for (size_t i = 0; i < shim.written.len; i++)
-		if (shim.written.items[i] == id)
+	for (size_t i = shim.written.len; i-- > 0 && shim.written.items[i].event == event;)
+		if (shim.written.items[i].id == id)
 			return;
-	VEC_PUSH(shim.written, id);
+	struct shim_written w = { id, event };
+	VEC_PUSH(shim.written, w);
 }

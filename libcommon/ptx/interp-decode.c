@@ -192,6 +192,10 @@ static bool src(struct dec *D, const struct ptx_operand *o, unsigned fw, uint32_
 		return true;
 	}
 	case PO_SYM: {
+		if (!strcmp(o->name, "WARP_SZ")) {        /* PTX's predefined constant (warpSize) */
+			*slot = const_slot(D, 32);
+			return true;
+		}
 		struct sym s = lookup(D, o->name);
 		if (s.kind != SK_ADDR)
 			return bad(D, "the address of '%s' is not supported here", o->name);

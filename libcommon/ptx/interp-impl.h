@@ -160,6 +160,7 @@ struct ictx {
 	uint8_t *shared;
 	struct lane *lanes;          /* nthreads, rounded up to whole warps */
 	uint64_t steps, warp_steps, max_steps;
+	double deadline;                 /* deadline.h, DEADLINE_NONE: none */
 	uint32_t last_region;
 	struct interp_error *err;
 	enum interp_status status;

@@ -7,6 +7,7 @@
  * interp-decode.c.
  */
 #include "interp-impl.h"
+#include "deadline.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #define FRAME_HDR 3                 /* uint64 units of struct frame_hdr */
 #define MAX_DEPTH 1024
 #define DEFAULT_MAX_STEPS UINT64_C(2000000000)
+#define DEADLINE_EVERY 4096        /* warp-instructions between looks at the clock */
 
 _Static_assert(sizeof(struct frame_hdr) <= FRAME_HDR * sizeof(uint64_t), "frame header");
 
@@ -397,6 +399,10 @@ static bool run_warp(struct ictx *c, struct lane *lanes, uint32_t present)
 				return interp_fail(c, INTERP_LIMIT, in, &lanes[__builtin_ctz(mask)],
 				                   "step limit of %" PRIu64 " instructions reached",
 				                   c->max_steps);
+			if (!(c->warp_steps & (DEADLINE_EVERY - 1)) && deadline_passed(c->deadline))
+				return interp_fail(c, INTERP_TIMEOUT, in, &lanes[__builtin_ctz(mask)],
+				                   "the budget ran out after %" PRIu64 " instructions",
+				                   c->steps);
 			if (in->op < I_SIMPLE_END) {
 				if (!interp_exec(c, lanes, in, mask))
 					return false;
@@ -567,6 +573,7 @@ enum interp_status interp_launch(const struct ptx_module *m, const char *entry,
 	if (err)
 		memset(err, 0, sizeof *err);
 	c.max_steps = opts && opts->max_steps ? opts->max_steps : DEFAULT_MAX_STEPS;
+	c.deadline = opts && opts->deadline > 0 ? opts->deadline : DEADLINE_NONE;
 	uint64_t nt = (uint64_t)block[0] * block[1] * block[2];
 	if (!grid[0] || !grid[1] || !grid[2] || !nt || nt > 1024) {
 		memset(&prog, 0, sizeof prog);

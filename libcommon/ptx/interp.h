@@ -58,6 +58,7 @@ enum interp_status {
 	INTERP_UNSUPPORTED,     /* an instruction or construct not implemented */
 	INTERP_LIMIT,           /* the step limit was reached */
 	INTERP_BADARG,          /* the launch itself is wrong (entry, geometry, args) */
+	INTERP_TIMEOUT,         /* the deadline passed (interp_opts.deadline) */
 };
 
 /* What went wrong.  msg is one line, e.g. "line 57: st.global.f32 [%rd7],
@@ -73,6 +74,7 @@ struct interp_error {
 
 struct interp_opts {
 	uint64_t max_steps;     /* thread-instructions per launch; 0: 2e9 */
+	double deadline;        /* deadline.h; 0 or DEADLINE_NONE: none */
 };
 
 struct interp_stats {

@@ -86,6 +86,7 @@ struct parser {
 	VEC(struct ptx_param) params;
 	VEC(struct fixup) fixups;
 	unsigned loc_file, loc_line;
+	unsigned call_file, call_line;   /* inlined_at of the last .loc, 0 if none */
 
 	/* The initialiser being parsed. */
 	VEC(unsigned char) bytes;
@@ -560,6 +561,8 @@ static void parse_instr(struct parser *p)
 	in.line = p->tok.line;
 	in.loc_file = p->loc_file;
 	in.loc_line = p->loc_line;
+	in.call_file = p->call_file;
+	in.call_line = p->call_line;
 	in.guard_reg = -1;
 	if (p->tok.kind == '@') {
 		next(p);
@@ -683,7 +686,19 @@ static void parse_loc(struct parser *p)
 	unsigned l = expect_uint(p, "a line number");
 	p->loc_file = file;
 	p->loc_line = l;
-	skip_line(p, line);
+	p->call_file = p->call_line = 0;
+	/* the call site of an inlined function: inlined_at FILE LINE [COL] */
+	while (p->tok.line == line && p->tok.kind != T_EOF) {
+		bool at = p->tok.kind == T_WORD && p->tok.len == 10 && !memcmp(p->tok.s, "inlined_at", 10);
+		next(p);
+		if (at && p->tok.line == line && p->tok.kind == T_INT) {
+			unsigned cf = expect_uint(p, "a file number");
+			if (p->tok.line == line && p->tok.kind == T_INT) {
+				p->call_file = cf;
+				p->call_line = expect_uint(p, "a line number");
+			}
+		}
+	}
 }
 
 static void parse_vars(struct parser *p, bool is_extern, bool is_visible, bool in_func);
@@ -1079,6 +1094,7 @@ static void parse_func(struct parser *p, bool is_extern, bool is_visible, bool i
 	p->shadows.len = 0;
 	p->depth = 0;
 	p->loc_file = p->loc_line = 0;
+	p->call_file = p->call_line = 0;
 	next(p);
 	if (!f.is_entry && p->tok.kind == '(')
 		f.rets = parse_params(p, &f.nrets, NULL);

@@ -64,6 +64,29 @@ enum ptx_type ptx_type_from_name(const char *s)
 	return PT_NONE;
 }
 
+/* A header of the CUDA toolkit: .../include/NAME.h or .hpp (sm_20_atomic_functions.hpp,
+ * cuda_fp16.hpp, ...). */
+static bool toolkit_header(const char *f)
+{
+	size_t n = strlen(f);
+	bool hdr = (n > 2 && !strcmp(f + n - 2, ".h")) || (n > 4 && !strcmp(f + n - 4, ".hpp"));
+	return hdr && strstr(f, "/include/") && (strstr(f, "cuda") || strstr(f, "/targets/"));
+}
+
+bool ptx_user_loc(const struct ptx_module *m, const struct ptx_instr *in, const char **file,
+                  unsigned *line)
+{
+	if (!in || !in->loc_line || in->loc_file >= m->nfiles || !m->files[in->loc_file])
+		return false;
+	*file = m->files[in->loc_file];
+	*line = in->loc_line;
+	if (toolkit_header(*file) && in->call_line && in->call_file < m->nfiles && m->files[in->call_file]) {
+		*file = m->files[in->call_file];
+		*line = in->call_line;
+	}
+	return true;
+}
+
 bool ptx_has_mod(const struct ptx_instr *in, const char *m)
 {
 	for (unsigned i = 0; i < in->nmods; i++)

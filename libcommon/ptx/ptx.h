@@ -90,6 +90,8 @@ struct ptx_instr {
 	unsigned nops;
 	unsigned line;               /* line in the PTX text (1-based) */
 	unsigned loc_file, loc_line; /* from the last .loc; 0 if none */
+	unsigned call_file, call_line;   /* its inlined_at (the call site of the inlined
+	                                    function the line is in); 0 if none */
 };
 
 /* True if the instruction has modifier m (without the dot). */
@@ -182,6 +184,13 @@ struct ptx_module {
 	const char **files;     unsigned nfiles;         /* .file N "name": files[N]; NULL
 	                                                    where no .file N was given */
 };
+
+/* The source line people know instruction in by: its .loc, or where that
+ * is inside a header of the CUDA toolkit (atomicAdd's body in
+ * sm_20_atomic_functions.hpp) and the .loc names a call site, the call
+ * site.  False if in has no .loc in a file of m. */
+bool ptx_user_loc(const struct ptx_module *m, const struct ptx_instr *in, const char **file,
+                  unsigned *line);
 
 /* Parses text (len bytes, need not be NUL-terminated).  On error returns
  * NULL and writes "LINE:COL: message" into err (errlen bytes; err may be

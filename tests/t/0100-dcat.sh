@@ -6,6 +6,7 @@ test_expect_success 'JSON Lines -> stream -> JSON Lines is the identity' '
 	cat >in.jsonl <<-\EOT &&
 	{"t":"header","format":"dirigo","version":1,"stream":"trace","name":"x"}
 	{"t":"copy","data":{"$bin":"AAECAw=="},"f":1.5,"g":{"$f32":0.25},"n":-3,"big":{"$u64":"18446744073709551615"},"s":"café\n","nested":[1,{"a":null,"b":true}],"inf":{"$f64":"-inf"}}
+	{"t":"end","records":2,"counts":{"header":1,"copy":1}}
 	EOT
 	dcat -r in.jsonl >s.bin &&
 	dcat s.bin >out.jsonl &&
@@ -68,8 +69,46 @@ test_expect_success 'dcat -r writes no partial record' '
 	printf "{\"t\":\"header\",\"format\":\"dirigo\",\"version\":1,\"stream\":\"x\"}\n{\"t\":\"a\",\"x\":{\"\$bin\":\"!!\"}}\n" >badbin.jsonl &&
 	test_must_fail --status=2 dcat -r badbin.jsonl >out.bin 2>err &&
 	grep "bad base64" err &&
-	dcat out.bin >out.jsonl &&
-	test $(wc -l <out.jsonl) = 1
+	test_must_fail --status=2 dcat out.bin >out.jsonl 2>err &&
+	test $(wc -l <out.jsonl) = 1 &&
+	grep "out.bin: the stream stops after record 0, before its end record" err
+'
+
+# Found by fuzzing (tests/fuzz/fuzz-dcat): what dcat prints, dcat -r reads back.
+test_expect_success 'a string holding NUL bytes survives the round trip' '
+	printf "%s\n" "{\"t\":\"header\",\"format\":\"dirigo\",\"version\":1,\"stream\":\"trace\"}" \
+		"{\"t\":\"module\",\"ptx\":\"a\\u0000b\"}" "{\"t\":\"end\"}" >nul.jsonl &&
+	dcat -r nul.jsonl >nul.bin &&
+	dcat nul.bin >nul2.jsonl &&
+	grep -F "\"ptx\":\"a\\u0000b\"" nul2.jsonl &&
+	dcat -r nul2.jsonl >nul2.bin &&
+	cmp nul.bin nul2.bin
+'
+
+test_expect_success 'a record JSON cannot hold (a key twice, a key with NUL) is refused, not changed' '
+	printf "\203\241t\246header\246format\246dirigo\247version\001" >dup.bin &&
+	printf "\204\241t\246header\246format\246dirigo\247version\001\246stream\245trace" >hdr.bin &&
+	printf "\203\241t\241x\241a\001\241a\002" >>hdr.bin &&
+	test_must_fail --status=2 dcat hdr.bin >out 2>err &&
+	grep "hdr.bin: record 1 (x): a map key given twice" err &&
+	printf "\204\241t\246header\246format\246dirigo\247version\001\246stream\245trace" >k0.bin &&
+	printf "\202\241t\241x\243a\000b\001" >>k0.bin &&
+	test_must_fail --status=2 dcat k0.bin >out 2>err &&
+	grep "k0.bin: record 1 (x): a map key holding a NUL byte" err
+'
+
+# issue 9: the packer's frames moved while open (use after free, 8+ deep)
+test_expect_success 'dcat -r: a record nested 20 deep round trips; deeper than 24 is refused' '
+	deep() { i=0; v=1; while [ $i -lt $1 ]; do v="[$v]"; i=$((i + 1)); done; echo "$v"; } &&
+	printf "%s\n" "{\"t\":\"header\",\"format\":\"dirigo\",\"version\":1,\"stream\":\"trace\"}" \
+		"{\"t\":\"x\",\"a\":$(deep 20)}" "{\"t\":\"end\"}" >deep.jsonl &&
+	dcat -r deep.jsonl >deep.bin &&
+	dcat deep.bin >deep2.jsonl &&
+	sed -n 2p deep2.jsonl | jq -e ".a$(printf "[0]%.0s" $(seq 20)) == 1" >/dev/null &&
+	printf "%s\n" "{\"t\":\"header\",\"format\":\"dirigo\",\"version\":1,\"stream\":\"trace\"}" \
+		"{\"t\":\"x\",\"a\":$(deep 30)}" >deeper.jsonl &&
+	test_must_fail --status=2 dcat -r deeper.jsonl >out 2>err &&
+	grep "deeper.jsonl:2: nested too deep" err
 '
 
 test_done

@@ -46,9 +46,11 @@ test_expect_success 'dmerge is deterministic' '
 '
 
 test_expect_success 'unknown records pass through after the obligation' '
-	(cat "$D/trace-ref.jsonl"; echo "{\"t\":\"note\",\"text\":\"hello\"}") | dcat -r >refn.trace &&
+	(sed "\$d" "$D/trace-ref.jsonl"; echo "{\"t\":\"note\",\"text\":\"hello\"}";
+	 tail -1 "$D/trace-ref.jsonl") | dcat -r >refn.trace &&
 	cat refn.trace opt.trace | dmerge >n.obl &&
-	dcat n.obl | tail -1 | jq -e ".t == \"note\" and .text == \"hello\""
+	dcat n.obl | tail -2 | head -1 | jq -e ".t == \"note\" and .text == \"hello\"" &&
+	dcat n.obl | tail -1 | jq -e ".t == \"end\" and .counts.note == 1"
 '
 
 test_expect_success 'one trace alone is refused' '
@@ -202,6 +204,106 @@ test_expect_success 'torch: a launch argument into a storage makes a new version
 	jq -c "select(.t==\"output\") | .values" l.jsonl >actual &&
 	echo "[3,7]" >expect &&
 	test_cmp expect actual
+'
+
+# A launch record on storage 2 (the result of MM), launch number $1.
+launch_s2() {
+	echo "{\"t\":\"launch\",\"launch\":$1,\"module\":0,\"kernel\":\"k\",\"grid\":[1,1,1],\"block\":[4,1,1],\"shmem\":0,\"args\":[{\"param\":\"k_param_0\",\"size\":8,\"raw\":{\"\$bin\":\"AAAAAAAAAAA=\"},\"storage\":2,\"off\":0},{\"param\":\"k_param_1\",\"size\":8,\"raw\":{\"\$bin\":\"AAAAAAAAAAA=\"},\"storage\":2,\"off\":8}]}"
+}
+t2v() {   # ID VERSION: a tensor record of storage 2
+	echo "{\"t\":\"tensor\",\"tensor\":$1,\"storage\":2,\"version\":$2,\"dtype\":\"f32\",\"shape\":[2,2],\"stride\":[2,1],\"offset\":0}"
+}
+
+MOD='{"t":"module","module":0,"ptx":".version 9.0","hash":"0000000000000000","arch":90}'
+test_expect_success 'storage versions: one per launch, however many arguments point there' '
+	tt ref "$MOD" "$T2" "$MM" "$(launch_s2 0)" "$(launch_s2 1)" "$(t2v 9 2)" \
+		"{\"t\":\"toutput\",\"tensor\":9,\"name\":\"out0\"}" &&
+	dmerge ref.trace ref.trace | dcat >v.jsonl &&
+	jq -c "select(.t==\"value\" and .prog==0 and .storage==2) | [.version,.def]" v.jsonl >actual &&
+	printf "[0,\"op\"]\n[1,\"launch\"]\n[2,\"launch\"]\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'storage versions: a tensor of an older version is refused, naming both' '
+	tt ref "$MOD" "$T2" "$MM" "$(launch_s2 0)" "$(launch_s2 1)" "$(t2v 9 1)" \
+		"{\"t\":\"toutput\",\"tensor\":9,\"name\":\"out0\"}" &&
+	test_must_fail --status=2 dmerge ref.trace ref.trace >/dev/null 2>err &&
+	grep -q "output .out0. names a version of storage 2 that no op made" err
+'
+
+test_expect_success 'copies and memsets of a storage: SSA copies and new versions' '
+	A="{\"t\":\"alloc\",\"buf\":0,\"bytes\":16,\"kind\":\"device\"}" &&
+	C1="{\"t\":\"copy\",\"dir\":\"d2d\",\"buf\":0,\"off\":0,\"bytes\":16,\"src_storage\":0,\"src_off\":0}" &&
+	M="{\"t\":\"memset\",\"storage\":2,\"off\":0,\"bytes\":16,\"value\":0}" &&
+	C2="{\"t\":\"copy\",\"dir\":\"d2d\",\"storage\":2,\"off\":4,\"bytes\":8,\"src_buf\":0,\"src_off\":4}" &&
+	H="{\"t\":\"copy\",\"dir\":\"h2d\",\"buf\":0,\"off\":0,\"bytes\":4,\"data\":{\"\$bin\":\"AACAQA==\"},\"hash\":\"x\"}" &&
+	tt ref "$T2" "$MM" "$A" "$C1" "$M" "$C2" "$H" "$(t2v 9 2)" \
+		"{\"t\":\"toutput\",\"tensor\":9,\"name\":\"out0\"}" &&
+	dmerge ref.trace ref.trace | dcat >c.jsonl &&
+	jq -c "select(.t==\"value\" and .prog==0 and (.storage==2 or .buf==0) and .storage != 0) | [.version,.def,.storage]" c.jsonl >actual &&
+	cat >expect <<-\EOF &&
+	[0,"op",2]
+	[0,"uninit",null]
+	[1,"copy",null]
+	[1,"memset",2]
+	[2,"copy",2]
+	[2,"data",null]
+	EOF
+	test_cmp expect actual &&
+	src=$(jq "select(.t==\"value\" and .prog==0 and .storage==0) | .value" c.jsonl) &&
+	jq -e -s "map(select(.t==\"value\" and .prog==0 and .def==\"copy\" and .storage==null))[0].src == $src" c.jsonl >/dev/null &&
+	test $(jq -s "map(select(.t==\"input\")) | length" c.jsonl) = 2
+'
+
+test_expect_success 'a device-to-host copy in a torch trace is unsupported, named' '
+	D2H="{\"t\":\"copy\",\"dir\":\"d2h\",\"storage\":2,\"off\":0,\"bytes\":4}" &&
+	tt ref "$T2" "$MM" "$D2H" "{\"t\":\"toutput\",\"tensor\":2,\"name\":\"out0\"}" &&
+	dmerge ref.trace ref.trace | dcat >h.jsonl &&
+	jq -c "select(.t==\"unsupported\") | .kernel" h.jsonl | head -n 1 >actual &&
+	echo "\"cudaMemcpy\"" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'bad copies and memsets of storages name the record' '
+	tt ref "$T2" "$MM" "{\"t\":\"copy\",\"dir\":\"d2d\",\"buf\":0,\"storage\":2,\"off\":0,\"bytes\":4,\"src_storage\":0,\"src_off\":0}" &&
+	test_must_fail --status=2 dmerge ref.trace ref.trace >/dev/null 2>err &&
+	grep -q "fields .buf. and .storage.: only one of them may be given" err &&
+	tt ref "{\"t\":\"memset\",\"storage\":7,\"off\":0,\"bytes\":4,\"value\":0}" &&
+	test_must_fail --status=2 dmerge ref.trace ref.trace >/dev/null 2>err &&
+	grep -q "storage 7 holds no tensor yet" err &&
+	tt ref "$T2" "$MM" "{\"t\":\"copy\",\"dir\":\"h2d\",\"storage\":2,\"off\":0,\"bytes\":4,\"hash\":\"x\"}" &&
+	test_must_fail --status=2 dmerge ref.trace ref.trace >/dev/null 2>err &&
+	grep -q "has no .data.; its bytes are constants" err
+'
+
+test_expect_success 'random op: its result is an input of its own program; a bad flag is refused' '
+	RND="{\"t\":\"op\",\"seq\":0,\"op\":\"aten::rand_like\",\"args\":[{\"name\":\"self\",\"tensor\":0}],\"outs\":[2],\"random\":true}" &&
+	T2D="{\"t\":\"tensor\",\"tensor\":2,\"storage\":2,\"version\":0,\"dtype\":\"f32\",\"shape\":[2,2],\"stride\":[2,1],\"offset\":0,\"data\":{\"\$bin\":\"AACAPwAAAEAAAEBAAACAQA==\"}}" &&
+	tt ref "$T2D" "$RND" "{\"t\":\"toutput\",\"tensor\":2,\"name\":\"out0\"}" &&
+	dmerge ref.trace ref.trace | dcat >r.jsonl &&
+	jq -c "select(.t==\"input\" and .role==\"random\") | [.name,.prog]" r.jsonl >actual &&
+	printf "[\"aten::rand_like#0.0\",0]\n[\"aten::rand_like#0.0\",1]\n" >expect &&
+	test_cmp expect actual &&
+	test -z "$(jq -c "select(.t==\"op\")" r.jsonl)" &&
+	tt ref "$T2D" "$(echo "$RND" | sed "s/\"random\":true/\"random\":1/")" &&
+	test_must_fail --status=2 dmerge ref.trace ref.trace >/dev/null 2>err &&
+	grep -q "field .random.: not a boolean" err
+'
+
+# issue 9: ids from the input index tables; they are bounded, not grown to
+test_expect_success 'a module id of 2^31 is refused at once, not grown to' '
+	sed "s/\"module\":0,\"ptx\"/\"module\":2147483648,\"ptx\"/" "$D/trace-ref.jsonl" | dcat -r >bigmod.trace &&
+	test_must_fail --status=2 dmerge bigmod.trace opt.trace >out 2>err &&
+	grep "bigmod.trace: record 1 (module): module 2147483648 out of order (the trace has 0 modules before it" err
+'
+
+test_expect_success 'a tensor or storage id far beyond the records is refused' '
+	tt ref "{\"t\":\"tensor\",\"tensor\":4000000000,\"storage\":0,\"version\":0,\"dtype\":\"f32\",\"shape\":[1],\"stride\":[1],\"offset\":0}" &&
+	test_must_fail --status=2 dmerge ref.trace ref.trace >out 2>err &&
+	grep "ref.trace: record 5 (tensor): tensor id 4000000000 is too large" err &&
+	tt ref "{\"t\":\"tensor\",\"tensor\":5,\"storage\":2147483648,\"version\":0,\"dtype\":\"f32\",\"shape\":[1],\"stride\":[1],\"offset\":0}" &&
+	test_must_fail --status=2 dmerge ref.trace ref.trace >out 2>err &&
+	grep "ref.trace: record 5 (tensor): storage id 2147483648 is too large" err
 '
 
 test_done

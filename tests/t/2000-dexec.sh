@@ -13,7 +13,8 @@ le32() {
 }
 
 # mkobl PTX KERNEL GRIDX BLOCKX N BYTES_AB BYTES_C: an obligation with one
-# launch of a kernel (a, b, c, n) over three fresh buffers.
+# launch of a kernel (a, b, c, n) over three fresh buffers; its output pair
+# is c against a buffer of the second program that nothing writes.
 mkobl() {
 	ptx=$(base64 -w0 <"$1")
 	z='{"$bin":"AAAAAAAAAAA="}'
@@ -25,8 +26,11 @@ mkobl() {
 		echo "{\"t\":\"value\",\"value\":$((2*b)),\"prog\":0,\"buf\":$b,\"version\":0,\"bytes\":$bytes,\"def\":\"uninit\"}"
 		echo "{\"t\":\"value\",\"value\":$((2*b+1)),\"prog\":0,\"buf\":$b,\"version\":1,\"bytes\":$bytes,\"def\":\"launch\",\"prev\":$((2*b)),\"launch\":0}"
 	done
+	echo "{\"t\":\"value\",\"value\":6,\"prog\":1,\"buf\":0,\"version\":0,\"bytes\":$7,\"def\":\"uninit\"}"
 	echo "{\"t\":\"module\",\"module\":0,\"prog\":0,\"ptx\":{\"\$bin\":\"$ptx\"}}"
 	echo "{\"t\":\"launch\",\"launch\":0,\"prog\":0,\"seq\":0,\"module\":0,\"kernel\":\"$2\",\"grid\":[$3,1,1],\"block\":[$4,1,1],\"shmem\":0,\"args\":[{\"param\":\"a\",\"size\":8,\"raw\":$z,\"in\":0,\"out\":1,\"off\":0},{\"param\":\"b\",\"size\":8,\"raw\":$z,\"in\":2,\"out\":3,\"off\":0},{\"param\":\"c\",\"size\":8,\"raw\":$z,\"in\":4,\"out\":5,\"off\":0},{\"param\":\"n\",\"size\":4,\"raw\":{\"\$bin\":\"$(le32 "$5")\"}}]}"
+	echo "{\"t\":\"output\",\"output\":0,\"bytes\":$7,\"name\":\"c\",\"values\":[5,6],\"offs\":[0,0]}"
+	echo "{\"t\":\"end\"}"
 	} | dcat -r
 }
 
@@ -46,11 +50,12 @@ test_expect_success 'vec_add: one write, exit 0' '
 '
 
 test_expect_success 'vec_add: every input record passes through in order' '
-	dcat obl | tail -n +2 >in.json &&
+	dcat obl | tail -n +2 | sed "\$d" >in.json &&
 	head -n 1 sym.json | jq -e ".stream == \"symbolic\"" >/dev/null &&
 	tail -n +2 sym.json | head -n $(wc -l <in.json) >head.json &&
 	test_cmp in.json head.json &&
-	test $(wc -l <sym.json) = $(( $(wc -l <in.json) + 2 ))
+	test $(wc -l <sym.json) = $(( $(wc -l <in.json) + 3 )) &&
+	tail -n 1 sym.json | jq -e ".t == \"end\" and .counts.writes == 1" >/dev/null
 '
 
 test_expect_success 'vec_add: the write value is fadd of two loads' '
@@ -99,14 +104,46 @@ DONE:
 EOF
 sed "s/^	@%p1 bra DONE;//" k.ptx >bar.ptx
 
-test_expect_success 'data-dependent branch: unsupported, exit 3' '
-	mkobl k.ptx k 1 32 32 128 128 >obl &&
+cat >loop.ptx <<'EOF'
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 n)
+{
+	.reg .pred %p<2>;
+	.reg .f32 %f<2>;
+	.reg .b64 %rd<3>;
+	ld.param.u64 %rd1, [a];
+	ld.param.u64 %rd2, [c];
+	ld.global.f32 %f1, [%rd1];
+AGAIN:
+	setp.gt.f32 %p1, %f1, 0f3F800000;
+	@!%p1 bra DONE;
+	mul.f32 %f1, %f1, 0f3F000000;
+	bra.uni AGAIN;
+DONE:
+	st.global.f32 [%rd2], %f1;
+	ret;
+}
+EOF
+sed "s/^	bra.uni AGAIN;//" loop.ptx >if.ptx
+
+test_expect_success 'branch on data whose arms rejoin: merged, exit 0' '
+	mkobl if.ptx k 1 32 32 128 128 >obl &&
+	dexec obl >sym &&
+	dcat sym | jq -c "select(.t == \"writes\")" >w.json &&
+	test "$(jq ".writes | length" w.json)" = 1 &&
+	jq -c ".exprs[.writes[0].val]" w.json | grep -q "\"ite\""
+'
+
+test_expect_success 'loop whose exit depends on data: unsupported, exit 3' '
+	mkobl loop.ptx k 1 32 32 128 128 >obl &&
 	test_must_fail --status=3 dexec obl >sym &&
 	dcat sym | jq -c "select(.t == \"unsupported\")" >u.json &&
 	test $(wc -l <u.json) = 1 &&
-	test "$(jq -r .what u.json)" = "data-dependent branch" &&
-	test "$(jq -r .line u.json)" = 12 &&
-	test "$(jq -r .message u.json)" = "kernel '"'k'"': a branch on loaded data at PTX line 12"
+	test "$(jq -r .what u.json)" = "loop exit depends on data" &&
+	test "$(jq -r .line u.json)" = 14 &&
+	test "$(jq -r .message u.json)" = "kernel '"'k'"': a loop whose exit depends on loaded data at PTX line 14"
 '
 
 test_expect_success 'unknown instruction: unsupported, exit 3' '
@@ -117,14 +154,67 @@ test_expect_success 'unknown instruction: unsupported, exit 3' '
 	test_cmp expect msg
 '
 
+# k(a, b, c, n) kernels of our own: PTX that once aborted dexec, and an
+# opaque value (dp4a) before an out-of-bounds store.
+kptx() {
+	printf '.version 8.0\n.target sm_90\n.address_size 64\n'
+	printf '.visible .entry k(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 n)\n{\n'
+	printf '.reg .b32 %%r<8>;\n.reg .b64 %%rd<8>;\n.reg .b128 %%rq<2>;\n'
+	printf 'ld.param.u64 %%rd1, [a];\nld.param.u64 %%rd2, [c];\nmov.u32 %%r1, %%tid.x;\n'
+	printf 'mul.wide.u32 %%rd3, %%r1, 4;\nadd.s64 %%rd4, %%rd1, %%rd3;\nadd.s64 %%rd5, %%rd2, %%rd3;\n'
+	cat
+	printf 'ret;\n}\n'
+}
+
+test_expect_success 'a .b128 register: unsupported (operand width), no abort' '
+	echo "mov.b64 %rd6, %rq1;" | kptx >b128.ptx &&
+	mkobl b128.ptx k 1 32 32 128 128 >obl &&
+	test_must_fail --status=3 dexec obl >sym &&
+	test "$(dcat sym | jq -r "select(.t == \"unsupported\") | .what")" = "operand width"
+'
+
+test_expect_success 'mul.wide of 64-bit operands: unsupported (operand width), no abort' '
+	printf "mul.wide.u64 %%rd6, %%rd3, %%rd3;\nst.global.u64 [%%rd5], %%rd6;\n" | kptx >w64.ptx &&
+	mkobl w64.ptx k 1 32 32 128 256 >obl &&
+	test_must_fail --status=3 dexec obl >sym &&
+	dcat sym | jq -r "select(.t == \"unsupported\") | .message" >msg &&
+	grep -q "makes a 128-bit product" msg
+'
+
+test_expect_success 'an opaque value does not stop the launch: the store past the end is found' '
+	printf "ld.global.u32 %%r2, [%%rd4];\ndp4a.u32.u32 %%r3, %%r2, %%r2, 0;\nst.global.u32 [%%rd5+64], %%r3;\n" |
+		kptx >dp4a.ptx &&
+	mkobl dp4a.ptx k 1 32 32 128 128 >obl &&
+	test_must_fail --status=1 dexec obl >sym &&
+	dcat sym >sym.json &&
+	test "$(jq -r "select(.t == \"finding\") | .class" sym.json)" = oob-global &&
+	test -z "$(jq -c "select(.t == \"unsupported\")" sym.json)"
+'
+
+test_expect_success 'the writes record names the origin of its opaque values' '
+	printf "ld.global.u32 %%r2, [%%rd4];\ndp4a.u32.u32 %%r3, %%r2, %%r2, 0;\nst.global.u32 [%%rd5], %%r3;\n" |
+		kptx >dp4a2.ptx &&
+	mkobl dp4a2.ptx k 1 32 32 128 128 >obl &&
+	dexec obl >sym &&
+	dcat sym | jq -c "select(.t == \"writes\")" >w.json &&
+	test "$(jq -c ".opaques" w.json)" = "[{\"line\":16,\"instr\":\"dp4a.u32.u32 %r3, %r2, %r2, 0;\",\"what\":\"instruction '"'dp4a.u32.u32'"'\"}]" &&
+	jq -e ".exprs | map(select(.[0] == \"opaque\")) | .[0][2] == 1 and .[0][3] == \"\"" w.json >/dev/null
+'
+
+test_expect_success 'an opaque tag naming no entry of its launch: trouble' '
+	dcat sym | jq -c "if .t == \"writes\" then .opaques = [] else . end" | dcat -r >bad.sym &&
+	test_must_fail --status=2 dcheck bad.sym >/dev/null 2>err &&
+	grep -q "opaque tag 1 names no entry" err
+'
+
 test_expect_success 'dexec replaces the findings of an earlier run: a stale one is dropped' '
 	mkobl "$FIX/vec_add.ptx" $VEC 4 256 1024 4096 4000 >obl &&
 	test_must_fail --status=1 dexec obl >sym &&
 	mkobl "$FIX/vec_add.ptx" $VEC 4 256 1000 4000 4000 >obl2 &&
-	dcat sym | grep "\"finding\"" >f.jsonl &&
-	{ dcat obl2 && cat f.jsonl; } | dcat -r >obl3 &&
+	dcat sym | jq -c "select(.t == \"finding\")" >f.jsonl &&
+	{ dcat obl2 | sed "\$d" && cat f.jsonl && echo "{\"t\":\"end\"}"; } | dcat -r >obl3 &&
 	dexec obl3 >sym3 &&
-	test -z "$(dcat sym3 | grep "\"finding\"")" &&
+	test -z "$(dcat sym3 | jq -c "select(.t == \"finding\")")" &&
 	test_must_fail --status=1 dexec sym >/dev/null
 '
 

@@ -16,7 +16,7 @@ test_expect_success 'equal programs: checked-correct, every record passed throug
 	test "$(verdict out result)" = checked-correct &&
 	test "$(verdict out equal)" = 16 &&
 	test "$(locs out how | sort -u)" = structural &&
-	dcat equal.sym | tail -n +2 >in.jsonl &&
+	dcat equal.sym | tail -n +2 | sed "\$d" >in.jsonl &&
 	dcat out | tail -n +2 | head -n $(wc -l <in.jsonl) >head.jsonl &&
 	test_cmp in.jsonl head.jsonl &&
 	dcat out | head -n 1 | jq -e ".stream == \"verdict\"" >/dev/null
@@ -92,9 +92,11 @@ test_expect_success 'too few locations for --min-locations: unknown' '
 	test "$(verdict out checked)" = 3
 '
 
-test_expect_success 'a zero budget decides nothing' '
-	test_status 3 dcheck --budget 0 equal.sym >out &&
-	verdict out message | grep "budget spent"
+test_expect_success 'a zero budget decides nothing: timeout, said on stderr' '
+	test_status 3 dcheck --budget 0 equal.sym >out 2>err &&
+	test "$(verdict out result)" = timeout &&
+	verdict out message | grep "before the budget was spent" &&
+	grep "dcheck: timeout: the budget of 0 s was spent" err
 '
 
 test_expect_success 'stdin works and the output is the same as from a file' '
@@ -134,14 +136,15 @@ test_expect_success 'a write to a value of another launch is trouble' '
 '
 
 test_expect_success 'a stream without an obligation is trouble' '
-	echo "{\"t\":\"header\",\"format\":\"dirigo\",\"version\":1,\"stream\":\"symbolic\"}" | dcat -r >noobl.sym &&
+	printf "%s\n" "{\"t\":\"header\",\"format\":\"dirigo\",\"version\":1,\"stream\":\"symbolic\"}" \
+		"{\"t\":\"end\"}" | dcat -r >noobl.sym &&
 	test_must_fail --status=2 dcheck noobl.sym 2>err &&
 	grep "noobl.sym: not an obligation stream" err
 '
 
 test_expect_success 'an obligation without write sets is trouble (dexec not run)' '
 	{ cat "$D/check-base.jsonl" | grep -v "\"t\":\"writes\"" &&
-	  head -n 1 "$D/check-opt-equal.jsonl"; } | dcat -r >nosym.sym &&
+	  grep -v "\"t\":\"writes\"" "$D/check-opt-equal.jsonl"; } | dcat -r >nosym.sym &&
 	test_must_fail --status=2 dcheck nosym.sym 2>err &&
 	grep "nosym.sym: no write sets in the stream (run dexec first)" err
 '

@@ -137,8 +137,25 @@ test_expect_success 'the orders: sequential in index order, random a permutation
 test_expect_success 'a solver resource limit makes hard locations unknown, not stuck' '
 	test_status 3 dcheck --smt-rlimit 1 minmax.sym >out &&
 	test "$(locs out result | sort -u)" = unknown &&
-	locs out detail | grep -q "gave up" &&
+	locs out detail | grep -q "gave up (resource limit" &&
 	test_status 0 dcheck --smt-timeout 20000 minmax.sym >out
+'
+
+test_expect_success 'verdicts depend on the resource limit only: the clock gives timeout' '
+	dcheck --jobs 1 minmax.sym >r1 &&
+	dcheck --jobs 2 --budget 600 --smt-timeout 600000 minmax.sym >r2 &&
+	cmp r1 r2 &&
+	test_status 3 dcheck --jobs 2 --smt-rlimit 1 minmax.sym >u1 &&
+	test_status 3 dcheck --jobs 1 --smt-rlimit 1 --budget 600 minmax.sym >u2 &&
+	cmp u1 u2 &&
+	{ dcheck --smt-timeout 1 --smt-rlimit 0 minmax.sym >t1; st=$?; } &&
+	locs t1 result | sort -u >res &&
+	! grep -q unknown res &&
+	v=$(dcat t1 | jq -r "select(.t==\"verdict\") | .result") &&
+	if grep -q timeout res; then
+		# enough locations may still be equal for a verdict
+		case $v in timeout) test $st = 3 ;; checked-correct) test $st = 0 ;; *) false ;; esac
+	else test $st = 0 && test "$(cat res)" = equal; fi
 '
 
 test_done

@@ -9,14 +9,14 @@ ver() { cat "$D/check-base.jsonl" "$D/check-opt-$1.jsonl" | dcat -r >"$1.sym" &&
 	{ dcheck "$1.sym" >"$1.ver"; test $? -ne 2; }; }
 field() { dcat "$1" | jq -r "select(.t==\"$2\") | .$3"; }
 
-test_expect_success 'a wrong program: the witness is confirmed, exit 1' '
+test_expect_success 'a wrong program: the witness is confirmed by running both programs, exit 1' '
 	ver differ &&
 	test_status 1 dreplay differ.ver >out 2>report &&
 	test "$(field out replay confirmed)" = true &&
 	test "$(field out report result)" = buggy &&
 	test "$(field out report confirmed)" = 1 &&
 	grep "^witness 1: output 0 (c), element 0 (byte 0, f32)" report &&
-	grep "written by: ref launch 0 (add_ref), opt launch 1 (add_opt)" report &&
+	grep "written by: ref launch 0 (add_ref), opt launch 1 (sub_opt)" report &&
 	grep "inputs: .*a\[0\] = " report &&
 	grep "^  CONFIRMED" report
 '
@@ -30,13 +30,13 @@ test_expect_success 'the replayed values are those of the witness inputs' '
 '
 
 test_expect_success 'every record passes through, replay and report are appended' '
-	dcat differ.ver | tail -n +2 >in.jsonl &&
+	dcat differ.ver | tail -n +2 | sed "\$d" >in.jsonl &&
 	dcat out >all.jsonl &&
 	head -n 1 all.jsonl | jq -e ".stream == \"replay\"" >/dev/null &&
 	tail -n +2 all.jsonl | head -n $(wc -l <in.jsonl) >head.jsonl &&
 	test_cmp in.jsonl head.jsonl &&
-	tail -n 2 all.jsonl | jq -r .t >types &&
-	printf "replay\nreport\n" >expect &&
+	tail -n 3 all.jsonl | jq -r .t >types &&
+	printf "replay\nreport\nend\n" >expect &&
 	test_cmp expect types
 '
 
@@ -58,15 +58,17 @@ test_expect_success 'a checked-correct verdict: exit 0, no replay' '
 
 # A made-up witness at c[3] with a[3] = 1.5, b[3] = 2.5: both programs give 4.
 test_expect_success 'a false witness is never reported as a bug; long input lists are cut' '
-	dcat equal.ver | grep -v "\"t\":\"verdict\"" >fake.jsonl &&
+	dcat equal.ver | grep -v -e "\"t\":\"verdict\"" -e "\"t\":\"end\"" -e "\"t\":\"location\"" >fake.jsonl &&
 	for i in 0 1; do
 		for off in $(seq 0 4 60); do
 			printf "{\"input\":%d,\"off\":%d,\"type\":\"f32\",\"value\":%s}\n" $i $off $((i + 1)).5
 		done
 	done | paste -sd, - >inputs &&
+	echo "{\"t\":\"location\",\"output\":0,\"index\":3,\"off\":12,\"type\":\"f32\",\"result\":\"differ\",\"how\":\"smt\"}" >>fake.jsonl &&
 	printf "{\"t\":\"witness\",\"output\":0,\"index\":3,\"off\":12,\"type\":\"f32\",\"how\":\"smt\",\"inputs\":[%s],\"ref\":1.0,\"opt\":2.0}\n" \
 		"$(cat inputs)" >>fake.jsonl &&
 	echo "{\"t\":\"verdict\",\"result\":\"buggy\",\"checked\":1,\"equal\":0,\"differ\":1,\"unknown\":0,\"findings\":0,\"message\":\"made up\"}" >>fake.jsonl &&
+	echo "{\"t\":\"end\"}" >>fake.jsonl &&
 	dcat -r fake.jsonl >fake.ver &&
 	test_status 3 dreplay fake.ver >out 2>report &&
 	test "$(field out replay confirmed)" = false &&
@@ -128,9 +130,74 @@ test_expect_success 'a truncated stream is trouble' '
 '
 
 test_expect_success 'a stream without an obligation is trouble' '
-	echo "{\"t\":\"header\",\"format\":\"dirigo\",\"version\":1,\"stream\":\"verdict\"}" | dcat -r >noobl.ver &&
+	printf "%s\n" "{\"t\":\"header\",\"format\":\"dirigo\",\"version\":1,\"stream\":\"verdict\"}" \
+		"{\"t\":\"end\"}" | dcat -r >noobl.ver &&
 	test_must_fail --status=2 dreplay noobl.ver 2>err &&
 	grep "noobl.ver: not an obligation stream" err
+'
+
+# Confirmation needs a run of both programs: the model evaluated again is
+# the model that made the witness (issue 9).
+test_expect_success 'programs that cannot be run on the witness: not confirmed, exit 3, says why' '
+	dcat differ.ver | sed "/\"t\":\"launch\",\"launch\":1/s/\"kernel\":\"sub_opt\"/\"kernel\":\"gone\"/" |
+		dcat -r >norun.ver &&
+	test_status 3 dreplay norun.ver >out 2>report &&
+	test "$(field out replay confirmed)" = false &&
+	test "$(field out replay shown)" = model-only &&
+	field out replay ptx_error | grep "opt: .*gone" &&
+	test "$(field out report result)" = unknown &&
+	field out report message | grep "differs in the model only; the programs could not be run on it" &&
+	grep "^  NOT CONFIRMED (a difference in the model only)" report &&
+	! grep "^  CONFIRMED" report
+'
+
+test_expect_success 'a confirmed replay says the programs showed it' '
+	test_status 1 dreplay differ.ver >out 2>/dev/null &&
+	test "$(field out replay shown)" = programs &&
+	test "$(field out replay ref_ptx)" != null
+'
+
+test_expect_success 'an uninit location naming an output the stream does not hold: exit 2, named' '
+	dcat uninit.ver | sed "/\"result\":\"uninit\"/s/\"output\":0/\"output\":7/" | dcat -r >bad3.ver &&
+	test_must_fail --status=2 dreplay bad3.ver >out 2>err &&
+	grep "bad3.ver: record [0-9]* (location): location outside output 7 (the stream holds 1 outputs)" err
+'
+
+test_expect_success 'a location beyond the end of its output: exit 2, named' '
+	dcat uninit.ver | sed "/\"result\":\"uninit\"/s/\"off\":[0-9]*/\"off\":64/" | dcat -r >bad4.ver &&
+	test_must_fail --status=2 dreplay bad4.ver >out 2>err &&
+	grep "bad4.ver: record [0-9]* (location): location outside output 0 (64 bytes)" err
+'
+
+test_expect_success 'a verdict whose counts do not add up: exit 2, named' '
+	dcat equal.ver | sed "/\"t\":\"verdict\"/s/\"equal\":16/\"equal\":15/" | dcat -r >bad5.ver &&
+	test_must_fail --status=2 dreplay bad5.ver >out 2>err &&
+	grep "bad5.ver: record [0-9]* (verdict): field .equal. says 15, the stream holds 16" err
+'
+
+test_expect_success 'checked-correct from no location at all: exit 2' '
+	dcat equal.ver | grep -v "\"t\":\"location\"" |
+		sed "/\"t\":\"verdict\"/s/\"checked\":16,\"equal\":16/\"checked\":0,\"equal\":0/" | dcat -r >bad6.ver &&
+	test_must_fail --status=2 dreplay bad6.ver >out 2>err &&
+	grep "bad6.ver: record [0-9]* (verdict): checked-correct with 0 locations decided equal" err
+'
+
+test_expect_success 'a witness without its location, a location after the verdict: exit 2' '
+	dcat differ.ver | grep -v "\"t\":\"location\"" | dcat -r >bad7.ver &&
+	test_must_fail --status=2 dreplay bad7.ver >out 2>err &&
+	grep "bad7.ver: record [0-9]* (witness): a witness for output 0 index 0 without its location" err &&
+	dcat equal.ver | jq -c "select(.t == \"location\")" | head -1 >loc &&
+	{ dcat equal.ver | sed "\$d" && cat loc && echo "{\"t\":\"end\"}"; } | dcat -r >bad8.ver &&
+	test_must_fail --status=2 dreplay bad8.ver >out 2>err &&
+	grep "bad8.ver: record [0-9]* (location): a location record after the verdict" err
+'
+
+test_expect_success 'a witness input at an offset that wraps around is not written anywhere' '
+	dcat differ.ver | sed "/\"t\":\"witness\"/s/\"input\":0,\"off\":0,/\"input\":0,\"off\":18446744073709551612,/" |
+		sed "s/\"off\":18446744073709551612,/\"off\":{\"\$u64\":\"18446744073709551612\"},/" | dcat -r >wrap.ver &&
+	test_status 3 dreplay wrap.ver >out 2>report &&
+	test "$(field out replay confirmed)" = false &&
+	field out replay ptx_error | grep "a witness element lies outside its input"
 '
 
 test_done

@@ -5,6 +5,7 @@
 # imports torch (make deps installs Debian's python3-torch).
 
 . "$(dirname "$0")/test-lib.sh"
+SQ="'"
 
 PY=$("$ROOT/dtrace-cuda/python/dirigo-python") || SKIP_ALL="no python3 that imports torch"
 command -v jq >/dev/null || SKIP_ALL="jq not found"
@@ -106,12 +107,117 @@ test_expect_success 'every tensor a record names has its tensor record before' '
 	done
 '
 
-test_expect_success 'dropout in training mode: unsupported, exit 3, the op named' '
-	test_status 3 env PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" -m dirigo_trace \
+test_expect_success 'dropout in training mode: a random op, its result kept with its bytes' '
+	PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" -m dirigo_trace \
 		"$PROGS/dropout.py" --out dropout.trace 2>err &&
-	grep "unsupported: random op .aten::bernoulli" err &&
-	dcat dropout.trace | jq -c "select(.t==\"tunsupported\" or .t==\"end\") | del(.message)" >actual &&
-	printf "{\"t\":\"tunsupported\",\"op\":\"aten::bernoulli_.float\"}\n{\"t\":\"end\",\"status\":3}\n" >expect &&
+	dcat dropout.trace >dropout.json &&
+	jq -c "select(.t==\"op\" and .random) | .op" dropout.json >actual &&
+	echo "\"aten::bernoulli_.float\"" >expect &&
+	test_cmp expect actual &&
+	t=$(jq "select(.t==\"op\" and .random) | .mutated[0].tensor" dropout.json) &&
+	jq -s -e "map(select(.t==\"tensor\" and .tensor==$t)) | length == 1 and .[0].data != null" \
+		dropout.json >/dev/null &&
+	test -z "$(jq -c "select(.t==\"tunsupported\")" dropout.json)" &&
+	jq -c "select(.t==\"end\") | .status" dropout.json >actual &&
+	echo 0 >expect && test_cmp expect actual
+'
+
+test_expect_success 'dropout: dmerge makes the random result an input of its own program' '
+	dmerge dropout.trace dropout.trace >dropout.obl &&
+	dcat dropout.obl | jq -c "select(.t==\"input\" and .role==\"random\") | [.name, .prog, .data != null]" >actual &&
+	printf "[\"aten::bernoulli_.float#1.0\",0,true]\n[\"aten::bernoulli_.float#1.0\",1,true]\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success '.item(): a data-dependent op, unsupported, exit 3, the op named' '
+	cat >item.py <<-\EOF &&
+	import torch
+	import torch.nn as nn
+	class Model(nn.Module):
+	    def forward(self, x):
+	        return x * x.max().item()
+	def get_inputs():
+	    return [torch.randn(4)]
+	def get_init_inputs():
+	    return []
+	EOF
+	test_status 3 env PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" -m dirigo_trace \
+		item.py --out item.trace 2>err &&
+	grep "unsupported: data-dependent op .aten::_local_scalar_dense" err &&
+	dcat item.trace | jq -c "select(.t==\"tunsupported\" or .t==\"end\") | del(.message, .records, .counts)" >actual &&
+	printf "{\"t\":\"tunsupported\",\"op\":\"aten::_local_scalar_dense\"}\n{\"t\":\"end\",\"status\":3}\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'printing a tensor while recording records nothing and raises nothing' '
+	cat >show.py <<-\EOF &&
+	import sys
+	import torch
+	import torch.nn as nn
+	class Model(nn.Module):
+	    def forward(self, x):
+	        print(repr(x * 2), file=sys.stderr)
+	        return x + 1
+	def get_inputs():
+	    return [torch.randn(3)]
+	def get_init_inputs():
+	    return []
+	EOF
+	PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" -m dirigo_trace show.py --out show.trace 2>err &&
+	grep -q "^tensor(\[" err &&
+	dcat show.trace | jq -c "select(.t==\"op\") | .op" >actual &&
+	printf "\"aten::mul.Tensor\"\n\"aten::add.Tensor\"\n" >expect &&
+	test_cmp expect actual
+'
+
+# A stand-in for a pybind11 binding: its docstring names the argument
+# types, it takes no keywords and rejects what pybind11 would reject.
+cat >fakebind.py <<\EOF
+import torch
+class Binding:
+    def __init__(self, doc, types):
+        self.__doc__ = doc
+        self.types = types
+        self.calls = []
+    def __call__(self, *args, **kwargs):
+        ok = not kwargs and len(args) == len(self.types) and all(
+            isinstance(a, t) and not (t is int and isinstance(a, bool)) for a, t in zip(args, self.types))
+        if not ok:
+            raise TypeError("forward(): incompatible function arguments. The following argument "
+                            "types are supported: ... Invoked with: %r" % (args,))
+        self.calls.append(args)
+        return args[0] * 2
+EOF
+
+test_expect_success 'kernelbench: forward is called as the functional reference calls module_fn' '
+	cat >adapt.py <<-\EOF &&
+	import torch
+	from fakebind import Binding
+	from dirigo_trace.kernelbench import reference_forward, binding_types, coerce_arg
+	def module_fn(x, w, stride, padding=0, groups=1, is_training=True):
+	    return x
+	doc = "forward(arg0: at::Tensor, arg1: List[at::Tensor], arg2: int, arg3: int, arg4: float) -> at::Tensor"
+	b = Binding(doc + "\n\nconv", (torch.Tensor, list, int, int, float))
+	print(binding_types(b))
+	f = reference_forward(b, module_fn)
+	x = torch.ones(2)
+	ws = torch.nn.ParameterList([torch.nn.Parameter(torch.ones(1))])
+	f(x, ws, stride=(2, 2), padding=1.0, groups=1)
+	a = b.calls[-1]
+	print(type(a[1]).__name__, a[2], a[3], a[4])
+	try:
+	    f(x, ws, (2, 3), 1, 1)
+	except TypeError as e:
+	    print("rejected:", "incompatible function arguments" in str(e))
+	print(coerce_arg(True, "float"), coerce_arg(2.5, "int"), coerce_arg(1, "bool"))
+	EOF
+	PYTHONPATH="$ROOT/dtrace-cuda/python:." "$PY" adapt.py >actual &&
+	cat >expect <<-EOF &&
+	[${SQ}at::Tensor${SQ}, ${SQ}List[at::Tensor]${SQ}, ${SQ}int${SQ}, ${SQ}int${SQ}, ${SQ}float${SQ}]
+	list 2 1 1.0
+	rejected: True
+	1.0 2.5 True
+	EOF
 	test_cmp expect actual
 '
 

@@ -3,13 +3,20 @@
 # through the whole pipeline: dirigo_trace | dmerge | dexec | dcheck |
 # dreplay.  "correct": exit 0, checked correct at 5 or more locations;
 # "buggy": exit 1 with a witness dreplay confirmed by running both
-# programs.  Skipped without a python3 that imports torch.
+# programs.  "shape-mismatch": outputs of different shapes but the same
+# element count: dmerge exits 1 with a shape-mismatch finding naming both
+# shapes, the values are still checked (5 or more locations equal, no
+# witness); "shape-mismatch buggy": the same, and the values differ (a
+# confirmed witness); "shape-mismatch count": different element counts,
+# the finding alone (no output compared).  Skipped without a python3 that
+# imports torch.
 
 . "$(dirname "$0")/test-lib.sh"
 
 PY=$("$ROOT/dtrace-cuda/python/dirigo-python") || SKIP_ALL="no python3 that imports torch"
 command -v jq >/dev/null || SKIP_ALL="jq not found"
 PAIRS=$ROOT/tests/torch/pairs
+SQ="'"
 
 trace() {    # PROG.py OUT
 	PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" -m dirigo_trace "$1" --out "$2" 2>>trace.log
@@ -21,8 +28,20 @@ check_pair() {   # DIR [dmerge options]
 	expect=$(cat "$dir/expect")
 	trace "$dir/ref.py" "$name-ref.trace" &&
 	trace "$dir/opt.py" "$name-opt.trace" &&
-	dmerge "$@" "$name-ref.trace" "$name-opt.trace" >"$name.obl" &&
-	dexec "$name.obl" >"$name.sym" || return 1
+	mst=0
+	dmerge "$@" "$name-ref.trace" "$name-opt.trace" >"$name.obl" 2>"$name.merge-err" || mst=$?
+	case "$expect" in
+	shape-mismatch*)
+		test $mst = 1 &&
+		dcat "$name.obl" | jq -s -e 'map(select(.t=="finding" and .class=="shape-mismatch")) | length == 1' >/dev/null &&
+		grep -q "shape-mismatch\|is f32\[" "$name.merge-err" || {
+			echo "pair $name: dmerge exit $mst, expected 1 and a shape-mismatch finding" >&2
+			cat "$name.merge-err" >&2; return 1; } ;;
+	*)
+		test $mst = 0 || { cat "$name.merge-err" >&2; return 1; } ;;
+	esac
+	dexec "$name.obl" >"$name.sym"
+	test $? -le 1 || return 1
 	dcheck "$name.sym" >"$name.ver"
 	dreplay "$name.ver" >"$name.rep" 2>"$name.report"
 	st=$?
@@ -36,6 +55,19 @@ check_pair() {   # DIR [dmerge options]
 		test $st = 1 &&
 		jq -s -e 'map(select(.t=="replay" and .confirmed and .ref_ptx != null)) | length > 0' \
 			"$name.jsonl" >/dev/null ;;
+	shape-mismatch)
+		test $st = 1 &&
+		jq -s -e 'map(select(.t=="verdict"))[0] | .equal >= 1 and .equal == .checked and .differ == 0' \
+			"$name.jsonl" >/dev/null &&
+		jq -s -e 'map(select(.t=="replay" and .confirmed)) | length == 0' "$name.jsonl" >/dev/null ;;
+	"shape-mismatch buggy")
+		test $st = 1 &&
+		jq -s -e 'map(select(.t=="replay" and .confirmed and .ref_ptx != null)) | length > 0' \
+			"$name.jsonl" >/dev/null ;;
+	"shape-mismatch count")
+		test $st = 1 &&
+		jq -s -e 'map(select(.t=="output")) | length == 0' "$name.jsonl" >/dev/null &&
+		grep -q "shape-mismatch" "$name.report" ;;
 	*)
 		echo "unknown expectation '$expect' in $dir/expect" >&2; return 1 ;;
 	esac || { echo "pair $name: exit $st, expected $expect" >&2; cat "$name.report" >&2; return 1; }
@@ -45,6 +77,37 @@ for dir in "$PAIRS"/*; do
 	[ -f "$dir/expect" ] || continue
 	test_expect_success "$(basename "$dir"): $(cat "$dir/expect")" "check_pair '$dir'"
 done
+
+test_expect_success 'shape-mismatch: both shapes named, the finding reaches the report' '
+	jq -r "select(.t==\"finding\") | .message" keepdim-shape.jsonl >actual &&
+	echo "output 0 (${SQ}out0${SQ}) is f32[8] in ${SQ}ref${SQ} but f32[8,1] in ${SQ}opt${SQ}; the values are compared in row-major order" >expect &&
+	test_cmp expect actual &&
+	grep -q "finding 1: shape-mismatch in output 0 (out0)" keepdim-shape.report &&
+	jq -r "select(.t==\"finding\") | .message" scalar-shape.jsonl >actual &&
+	grep -q "is f32\[\] in ${SQ}ref${SQ} but f32\[1\] in ${SQ}opt${SQ}" actual &&
+	test_status 1 dexec keepdim-shape.sym >rerun.sym &&
+	dcat rerun.sym | jq -c "select(.t==\"finding\") | .class" >actual &&
+	echo "\"shape-mismatch\"" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'dropout: the locations under dropout are unknown, naming the op; the rest equal' '
+	dcat dropout-side.ver | jq -c "select(.t==\"location\") | [.output, .result]" | sort | uniq -c |
+		sed "s/^ *//" >actual &&
+	printf "32 [0,\"equal\"]\n32 [1,\"unknown\"]\n" >expect &&
+	test_cmp expect actual &&
+	dcat dropout-side.ver | jq -r "select(.t==\"location\" and .output==1) | .detail" | sort -u >actual &&
+	echo "ref: depends on random op aten::bernoulli_.float#3.0 (a fresh, unconstrained value)" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'shape-mismatch: a dtype difference is still trouble' '
+	sed "s/return torch.tanh(x).mean()/return torch.tanh(x).mean().double()/" \
+		"$PAIRS/scalar-shape/ref.py" >f64.py &&
+	trace f64.py f64.trace &&
+	test_must_fail --status=2 dmerge scalar-shape-ref.trace f64.trace >f64.obl 2>err &&
+	grep -q "programs do not match: output 0" err
+'
 
 test_expect_success 'running example with --trim: the common prefix is trimmed' '
 	dmerge --trim convt-min-sum-gelu-bug-ref.trace convt-min-sum-gelu-bug-opt.trace >trim.obl &&

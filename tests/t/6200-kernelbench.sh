@@ -5,7 +5,9 @@
 # torch; the optimized form keeps the transposed convolution, GELU and the
 # bias in torch and fuses min and sum into a load_inline kernel, with the
 # s > 32 bug, and its fixed twin s >= 32.  And a functional reference with
-# a one-file extension (.cu, the AI CUDA Engineer form).
+# a one-file extension (.cu, the AI CUDA Engineer form).  And an extension
+# that stages tensors through buffers of its own (cudaMemcpy, cudaMemset,
+# two launches into one tensor), with its buggy twin.
 #
 # Skipped without a python3 that imports torch, without nvcc, or without
 # torch's C++ headers and pybind11 (libtorch-dev, pybind11-dev).  The
@@ -29,7 +31,7 @@ if [ -z "${SKIP_ALL:-}" ]; then
 	sys.exit(0 if all(any(os.path.exists(os.path.join(d, n)) for d in inc) for n in need) else 1)
 	EOF
 fi
-export DIRIGO_EXT_CACHE="$ROOT/build/ext-cache" DIRIGO_PYTHONPATH="$ROOT/dtrace-cuda/python"
+export DIRIGO_EXT_CACHE="${DIRIGO_EXT_CACHE:-$ROOT/build/ext-cache}" DIRIGO_PYTHONPATH="$ROOT/dtrace-cuda/python"
 RE=$KB/running-example
 
 if [ -n "${SKIP_ALL:-}" ]; then
@@ -144,6 +146,38 @@ test_expect_success 'usage: --kernelbench needs two programs and a place for the
 	grep -q "cannot read" err
 '
 
+SC=$KB/staged-copies
+test_expect_success 'staged copies: tensor memory copied, memset and launched on, as SSA versions' '
+	dtrace-cuda --kernelbench -o sc "$SC/ref.py" "$SC/opt.cu" 2>err &&
+	j sc/opt.trace "select(.t==\"copy\" or .t==\"memset\") | [.t, .dir, .storage != null, .src_storage != null]" >actual &&
+	cat >expect <<-\EOF &&
+	["copy","h2d",false,false]
+	["copy","d2d",false,true]
+	["copy","d2d",true,false]
+	["memset",null,true,false]
+	EOF
+	test_cmp expect actual &&
+	y=$(j sc/opt.trace "select(.t==\"copy\" and .storage != null) | .storage") &&
+	j sc/opt.trace "select(.t==\"launch\") | [.args[0].storage]" >actual &&
+	printf "[null]\n[$y]\n[$y]\n[$y]\n" >expect &&
+	test_cmp expect actual &&
+	dmerge sc/ref.trace sc/opt.trace >sc.obl &&
+	dcat sc.obl | jq -c "select(.t==\"value\" and .prog==1 and .storage==$y) | [.version, .def]" >actual &&
+	printf "[0,\"uninit\"]\n[1,\"copy\"]\n[2,\"launch\"]\n[3,\"launch\"]\n[4,\"launch\"]\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'staged copies: the host-to-device copy is a constant, not an input' '
+	dcat sc.obl | jq -c "select(.t==\"input\") | .name" >actual &&
+	echo "\"arg0\"" >expect &&
+	test_cmp expect actual &&
+	dcat sc.obl | jq -e -s "map(select(.t==\"value\" and .prog==1 and .def==\"data\")) | length == 1" >/dev/null
+'
+
+test_expect_success 'staged copies, buggy twin: traced' '
+	dtrace-cuda --kernelbench -o sc-bug "$SC/ref.py" "$SC/opt-bug.cu" 2>err
+'
+
 # The whole pipeline: its exit status is the verdict (1 bug, 0 equivalent).
 # pipeline DIR: runs it on DIR's traces; prints the status, or "skip: why".
 pipeline() {
@@ -158,13 +192,20 @@ pipeline() {
 }
 
 mkdir -p fixed && cp fixed-ref.trace fixed/ref.trace 2>/dev/null && cp fixed-opt.trace fixed/opt.trace 2>/dev/null
-for twin in bug fixed; do
-	want=1; [ $twin = fixed ] && want=0
+for twin in bug fixed sc sc-bug; do
+	want=1; case $twin in fixed|sc) want=0 ;; esac
+	what="running example, $twin"; case $twin in sc*) what="staged copies, $twin" ;; esac
 	got=$(pipeline $twin)
 	case "$got" in
-	skip:*) test_skip "running example, $twin: verdict ${got#skip: }" ;;
-	*) test_expect_success "running example, $twin: the pipeline says $want" "test '$got' = $want" ;;
+	skip:*) test_skip "$what: verdict ${got#skip: }" ;;
+	*) test_expect_success "$what: the pipeline says $want" "test '$got' = $want" ;;
 	esac
 done
+
+test_expect_success 'staged copies, buggy twin: the witness is the last element, confirmed' '
+	dcat sc-bug.rep | jq -c "select(.t==\"replay\" and .confirmed) | .index" | head -n 1 >actual &&
+	echo 149 >expect &&
+	test_cmp expect actual
+'
 
 test_done

@@ -85,8 +85,50 @@ have_nvcc() { command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]
 # build_cuda SRC OUT: compile a standalone CUDA program (cached by content).
 build_cuda() { "$ROOT/scripts/nvcc-build.sh" "$1" "$2"; }
 
+# Every trace the tracer wrote in $TRASH (header tool dtrace-cuda or
+# dirigo_trace, with an end record of status 0, or a tunsupported record:
+# a program that finished) is one dmerge takes: merged with itself,
+# dmerge exits 0 (or 1 with a finding), never 2 (refused) nor by a
+# signal.  A program that copies nothing back and returns nothing has
+# nothing to compare; that refusal is the right one.  Run by
+# test_done as one more test when the script left such traces.
+test_traces_merge_() {
+	command -v jq >/dev/null || return 0
+	find . -name "*.trace" -type f | sort >.traces
+	: >.merge-refused
+	while read -r t; do
+		dcat "$t" 2>/dev/null | jq -s -e 'map(select(.t=="header"))[0].tool as $k |
+			($k == "dtrace-cuda" or $k == "dirigo_trace") and
+			((map(select(.t=="end"))[0].status // 2) == 0 or
+			 (map(select(.t=="tunsupported")) | length > 0))' >/dev/null 2>&1 || continue
+		dmerge "$t" "$t" >/dev/null 2>.merge-err
+		st=$?
+		case $st in
+		0|1) ;;
+		2) grep -q "there are no outputs to compare" .merge-err ||
+			echo "$t: dmerge exit $st: $(grep -v "^dmerge: warning" .merge-err | head -n 1)" >>.merge-refused ;;
+		*) echo "$t: dmerge exit $st" >>.merge-refused ;;
+		esac
+	done <.traces
+	test ! -s .merge-refused || { cat .merge-refused >&2; return 1; }
+}
+
+# DIRIGO_FUZZ_SEEDS=DIR: keep the files each test made (streams, JSON,
+# PTX) in DIR/TESTNAME-FILE, for the fuzz seed corpus (tests/fuzz).
+keep_seeds_() {
+	[ -n "${DIRIGO_FUZZ_SEEDS:-}" ] || return 0
+	mkdir -p "$DIRIGO_FUZZ_SEEDS" &&
+	find "$TRASH" -maxdepth 1 -type f -size -1024k ! -name '.*' | while read -r f; do
+		cp "$f" "$DIRIGO_FUZZ_SEEDS/$TEST_NAME-$(basename "$f")"
+	done
+}
+
 test_done() {
+	if [ -z "${SKIP_ALL:-}" ] && [ -n "$(find . -name "*.trace" -type f 2>/dev/null | head -n 1)" ]; then
+		test_expect_success 'every trace written here is one dmerge takes' 'test_traces_merge_'
+	fi
 	echo "1..$test_count"
+	keep_seeds_
 	[ $test_failures -eq 0 ] && rm -rf "$TRASH"
 	[ $test_failures -eq 0 ]
 }

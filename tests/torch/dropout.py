@@ -1,4 +1,4 @@
-# Unsupported: dropout in training mode is random.
+# Dropout in training mode: a random op (its result a fresh input).
 import torch
 import torch.nn as nn
 

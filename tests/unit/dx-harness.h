@@ -8,18 +8,23 @@
  */
 #include "../../dexec/exec.c"
 #include "../../dexec/atomic.c"
+#include "../../dexec/merge.c"
 #include "../../dexec/instr.c"
 #include "../../dexec/mem.c"
 #include "../../dexec/operand.c"
 #include "../../dexec/report.c"
 #include "../../dexec/shared.c"
 #include "../../dexec/race.c"
+#include "../../dexec/race-enum.c"
+#include "../../dexec/quick.c"
+#include "../../dexec/affine.c"
 #include "../../dexec/warp.c"
 #include "../../dexec/prepare.c"
 #include "../../dexec/call.c"
 #include "../../dexec/local.c"
 #include "../../dexec/rollup.c"
 #include "../../dexec/idioms.c"
+#include "../../dexec/opaque.c"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,7 +77,8 @@ static inline void tb_init(struct tb *t, const char *ptx, const char *kernel,
 	l.args = ARENA_NEWN(&t->o.arena, struct obl_arg, 16);
 	VEC_PUSH(t->o.launches, l);
 	t->l = &t->o.launches.items[0];
-	t->opts = (struct dx_opts){ DX_DEFAULT_STEPS, DX_DEFAULT_BUNDLES, 10000, false };
+	t->opts = (struct dx_opts){ .budget_steps = DX_DEFAULT_STEPS, .max_bundles = DX_DEFAULT_BUNDLES,
+	                            .smt_rlimit = DX_DEFAULT_RLIMIT, .budget = -1, .deadline = DEADLINE_NONE };
 	t->smt = smt_new(10000, 0);
 }
 

@@ -263,6 +263,20 @@ static void test_module(void)
 	   in->guard_reg == ptx_find_reg(f, "%p1"), "@%%p1 guard");
 	ok(in->ops[0].kind == PO_LABEL && in->ops[0].imm == (int64_t)f->ninstrs - 2, "bra target resolved");
 	ok(in->loc_file == 2 && in->loc_line == 440, ".loc with inlined_at");
+	ok(in->call_file == 1 && in->call_line == 12, "inlined_at: the call site");
+	{
+		const char *file = NULL;
+		unsigned line = 0;
+		ok(ptx_user_loc(m, in, &file, &line) && line == 440 && !strcmp(file, "/usr/include/y.h"),
+		   "user loc: a header of the program's own is its line");
+		const char *saved = m->files[2];
+		((const char **)m->files)[2] = "/usr/local/cuda/targets/x86_64-linux/include/sm_20_atomic_functions.hpp";
+		ok(ptx_user_loc(m, in, &file, &line) && line == 12 && !strcmp(file, "/path/x.cu"),
+		   "user loc: inside a toolkit header, the call site");
+		((const char **)m->files)[2] = saved;
+		ok(ptx_user_loc(m, &f->instrs[0], &file, &line) && line == 10 && !strcmp(file, "/path/x.cu"),
+		   "user loc: a .loc without inlined_at");
+	}
 	in = &f->instrs[8];
 	ok(in->guard_neg && in->ops[0].imm == 7 && ptx_has_mod(in, "uni"), "@!%%p2 bra.uni backwards");
 	in = &f->instrs[9];

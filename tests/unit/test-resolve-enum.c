@@ -5,9 +5,11 @@
  * overlap a read, a grid too large to enumerate; shared tiles stored at
  * sA[i / 16][i % 16] (padded rows) by a block loading two elements per
  * thread, read back in a later epoch; the latest epoch wins, and an
- * older store of another size under it no longer matters.
+ * older store of another size under it no longer matters.  A table left
+ * unfinished at the deadline is not kept.
  */
 #include "resolve.h"
+#include "deadline.h"
 #include "diag.h"
 #include "tap.h"
 
@@ -88,7 +90,7 @@ static uint32_t launch_value(struct fix *f, uint64_t bytes, uint32_t l)
 static void write(struct fix *f, uint32_t v, const struct expr *dom, const struct expr *addr,
                   const struct expr *val, enum etype et)
 {
-	struct sym_write w = { v, dom, addr, val, et, (uint32_t)f->pending.len, 1, 0, SA_NONE, NULL };
+	struct sym_write w = { v, dom, addr, val, et, (uint32_t)f->pending.len, 1, 0, SA_NONE, NULL, 0 };
 	VEC_PUSH(f->pending, w);
 }
 
@@ -196,6 +198,18 @@ static void test_global(void)
 	}
 	double dt = (double)clock() / CLOCKS_PER_SEC - t0;
 	ok(all && dt < 0.5, "100 elements from one table in %.1f ms", dt * 1e3);
+	resolver_free(r);
+
+	/* the deadline passes while the table of y's write is being made:
+	 * no answer, and nothing half made is kept for later */
+	r = resolver_new(&f.st, NULL);
+	resolver_set_deadline(r, deadline_in(0) - 1);
+	e = resolve_elem(r, y, 4 * 40, ET_F32, &info);
+	ok(!e && (info.flags & RI_TIMEOUT), "past the deadline: a timeout for y[40] (%s)", e ? "a value" : info.doing);
+	resolver_set_deadline(r, DEADLINE_NONE);
+	e = resolve_elem(r, y, 4 * 40, ET_F32, &info);
+	ok(e == e_input(cx, 0, 4 * 41, ET_F32), "then, with time, y[40] = x[41]%s%s", e ? "" : ": ",
+	   e ? "" : info.reason);
 	resolver_free(r);
 	fix_release(&f);
 }

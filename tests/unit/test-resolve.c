@@ -2,10 +2,14 @@
  * test-resolve.c: back-projection (libcommon/resolve.c) on obligations and
  * write sets built by hand: elementwise kernels, partial writes over a
  * memset, a two-launch chain, copies, uninitialised reads, races, element
- * size mismatches, a non-affine address (solver path), and the speed of
- * the first location of a 16M-element elementwise pair.
+ * size mismatches, a non-affine address (solver path), the speed of the
+ * first location of a 16M-element elementwise pair, shared-memory
+ * reduction trees (linear, memoised per block), shared tiles at non-affine
+ * addresses (inverted by tables) and the deadline.
  */
 #include "resolve.h"
+#include "resolve-impl.h"
+#include "deadline.h"
 #include "diag.h"
 #include "tap.h"
 
@@ -93,7 +97,7 @@ static uint32_t launch_value(struct fix *f, uint32_t prog, uint64_t bytes, uint3
 static void write(struct fix *f, uint32_t v, const struct expr *dom, const struct expr *addr,
                   const struct expr *val, enum etype et, uint32_t seq)
 {
-	struct sym_write w = { v, dom, addr, val, et, seq, 1, 0, SA_NONE, NULL };
+	struct sym_write w = { v, dom, addr, val, et, seq, 1, 0, SA_NONE, NULL, 0 };
 	VEC_PUSH(f->pending, w);
 }
 
@@ -395,9 +399,205 @@ static void test_speed(void)
 	fix_release(&f);
 }
 
+/* A shared-memory load of launch l at byte off by a reader in (epoch, sub 0). */
+static const struct expr *shload(struct ectx *cx, uint32_t l, const struct expr *off, uint32_t epoch)
+{
+	return e_load(cx, SYM_SHARED_SPACE(l), ET_F32, e_op2(cx, EOP_ADD, off, e_bv(cx, SYM_SH_CODE(epoch, 0), 64)));
+}
+
+/* The norm pattern: a block-wide sum tree in shared memory whose result
+ * every thread reads back, then a second tree over leaves that each
+ * depend on the first tree's result.  Resolved without a memo of shared
+ * reads, every leaf of the second tree would resolve the whole first
+ * tree again (N^2); with it, each read is resolved once per block. */
+static void test_shared_tree(void)
+{
+	enum { N = 64, B = 2 };
+	struct fix f;
+	fix_init(&f);
+	struct ectx *cx = f.cx;
+	uint32_t in = input(&f, 4 * N * B, NULL);
+	uint32_t x = value(&f, 0, 4 * N * B, VD_INPUT, NO_VALUE);
+	V(&f, x)->input = in;
+	uint32_t fresh = value(&f, 0, 4 * N * B, VD_UNINIT, NO_VALUE);
+	uint32_t l = launch(&f, 0, B, N, "norm_tree");
+	uint32_t y = launch_value(&f, 0, 4 * N * B, l, fresh);
+	VEC(struct sym_shwrite) sh = { 0 };
+	const struct expr *t = e_tid(cx, 0), *T = e_bool(cx, true);
+	const struct expr *st = e_op2(cx, EOP_MUL, e_resize(cx, t, 64, false), e_bv(cx, 4, 64));
+	const struct expr *xi = e_load(cx, x, ET_F32, addr4(cx, gidx(cx, N)));
+	uint32_t ep = 0, seq = 0;
+	for (int tree = 0; tree < 2; tree++) {
+		/* leaves: x, then x - (the first tree's sum) */
+		const struct expr *leaf = tree == 0 ? xi :
+			e_op2(cx, EOP_FADD, xi, e_op1(cx, EOP_FNEG, 0, 0, shload(cx, l, e_bv(cx, 0, 64), ep)));
+		VEC_PUSH(sh, ((struct sym_shwrite){ T, st, leaf, ET_F32, seq++, ep, 0, 1, 0, SA_NONE, NULL }));
+		ep++;
+		for (uint32_t k = N / 2; k > 0; k >>= 1, ep++) {
+			const struct expr *sum = e_op2(cx, EOP_FADD, shload(cx, l, st, ep),
+			                               shload(cx, l, e_op2(cx, EOP_ADD, st, e_bv(cx, 4 * k, 64)), ep));
+			VEC_PUSH(sh, ((struct sym_shwrite){ e_op2(cx, EOP_ULT, t, e_bv(cx, k, 32)), st, sum, ET_F32,
+			                                    seq++, ep, 0, 1, 0, SA_NONE, NULL }));
+		}
+	}
+	write(&f, y, T, addr4(cx, gidx(cx, N)), shload(cx, l, e_bv(cx, 0, 64), ep), ET_F32, seq);
+	end_launch(&f, l);
+	f.st.writes.items[f.st.writes.len - 1].shared = sh.items;
+	f.st.writes.items[f.st.writes.len - 1].nshared = (uint32_t)sh.len;
+	f.st.writes.items[f.st.writes.len - 1].shared_bytes = 4 * N;
+	ok(sym_state_finish(&f.st, "test", true), "reduction trees: obligation is consistent");
+
+	/* the expected value of every output of block 1 */
+	const struct expr *sum = e_real(cx, 0.0);
+	for (int i = 0; i < N; i++)
+		sum = e_op2(cx, EOP_FADD, sum, e_input(cx, in, 4 * (N + i), ET_F32));
+	const struct expr *want = e_real(cx, 0.0);
+	for (int i = 0; i < N; i++)
+		want = e_op2(cx, EOP_FADD, want, e_op2(cx, EOP_FADD, e_input(cx, in, 4 * (N + i), ET_F32),
+		                                       e_op1(cx, EOP_FNEG, 0, 0, sum)));
+	struct resolver *r = resolver_new(&f.st, NULL);
+	struct resolve_info info;
+	const struct expr *e = resolve_elem(r, y, 4 * (N + 5), ET_F32, &info);
+	ok(e == want && !info.flags, "reduction trees: out[N+5] is the sum of (x - sum x) over block 1");
+	ok(info.shared <= 4 * N + 8, "reduction trees: %llu shared reads resolved for one location "
+	   "(linear: two trees of %d leaves)", (unsigned long long)info.shared, N);
+	e = resolve_elem(r, y, 4 * (N + 40), ET_F32, &info);
+	ok(e == want && info.shared == 0, "reduction trees: another thread of the block reads them from the "
+	   "memo (%llu resolved)", (unsigned long long)info.shared);
+	e = resolve_elem(r, y, 4 * 3, ET_F32, &info);
+	ok(e && info.shared > 0, "reduction trees: block 0 has trees of its own (%llu resolved)",
+	   (unsigned long long)info.shared);
+	resolver_free(r);
+
+	/* a deadline already passed stops resolution, saying where */
+	r = resolver_new(&f.st, NULL);
+	resolver_set_deadline(r, deadline_now() - 1);
+	e = resolve_elem(r, y, 4 * (N + 7), ET_F32, &info);
+	ok(!e && (info.flags & RI_TIMEOUT) && strstr(info.doing, "the budget ran out resolving"),
+	   "deadline passed: no result, timeout: %s", info.doing);
+	resolver_set_deadline(r, DEADLINE_NONE);
+	e = resolve_elem(r, y, 4 * (N + 7), ET_F32, &info);
+	ok(e == want && !info.flags, "a timed-out resolution left nothing in the memo");
+	resolver_free(r);
+	VEC_FREE(sh);
+	fix_release(&f);
+}
+
+/* A shared tile written at addresses that are not affine in the thread
+ * coordinates (a transposition, (t % 8) * 8 + t / 8, and a pair swap,
+ * t ^ 1) and read back at tid: inverted by a table of the block's threads
+ * by address, without a solver; two threads of one epoch on one address
+ * (t & ~1) is still said to be a race. */
+static void test_shared_table(void)
+{
+	enum { N = 64 };
+	struct fix f;
+	fix_init(&f);
+	struct ectx *cx = f.cx;
+	uint32_t in = input(&f, 4 * N * 2, NULL);
+	uint32_t x = value(&f, 0, 4 * N * 2, VD_INPUT, NO_VALUE);
+	V(&f, x)->input = in;
+	uint32_t fresh = value(&f, 0, 4 * N * 2, VD_UNINIT, NO_VALUE);
+	uint32_t l = launch(&f, 0, 2, N, "transpose_tile");
+	uint32_t y = launch_value(&f, 0, 4 * N * 2, l, fresh);
+	const struct expr *t = e_tid(cx, 0), *T = e_bool(cx, true);
+	const struct expr *tr = e_op2(cx, EOP_ADD,
+	                              e_op2(cx, EOP_MUL, e_op2(cx, EOP_UREM, t, e_bv(cx, 8, 32)), e_bv(cx, 8, 32)),
+	                              e_op2(cx, EOP_UDIV, t, e_bv(cx, 8, 32)));
+	const struct expr *sw = e_op2(cx, EOP_XOR, t, e_bv(cx, 1, 32));
+	const struct expr *pair = e_op2(cx, EOP_AND, t, e_bv(cx, ~1u, 32));
+	const struct expr *xi = e_load(cx, x, ET_F32, addr4(cx, gidx(cx, N)));
+	struct sym_shwrite sh[] = {
+		{ T, addr4(cx, tr), xi, ET_F32, 0, 0, 0, 1, 0, SA_NONE, NULL },
+		{ T, addr4(cx, sw), shload(cx, l, addr4(cx, t), 1), ET_F32, 1, 1, 0, 1, 0, SA_NONE, NULL },
+		{ T, e_op2(cx, EOP_ADD, addr4(cx, pair), e_bv(cx, 4 * N, 64)), xi, ET_F32, 2, 2, 0, 1, 0, SA_NONE, NULL },
+	};
+	write(&f, y, T, addr4(cx, gidx(cx, N)), shload(cx, l, addr4(cx, t), 3), ET_F32, 3);
+	end_launch(&f, l);
+	f.st.writes.items[f.st.writes.len - 1].shared = sh;
+	f.st.writes.items[f.st.writes.len - 1].nshared = 3;
+	f.st.writes.items[f.st.writes.len - 1].shared_bytes = 8 * N;
+	ok(sym_state_finish(&f.st, "test", true), "shared tile: obligation is consistent");
+	struct resolver *r = resolver_new(&f.st, NULL);
+	struct resolve_info info;
+	/* out[b][t] = tile[t] after the swap = tile0[t ^ 1] = x[b][tr^-1(t ^ 1)] */
+	bool all = true;
+	for (uint32_t b = 0; b < 2 && all; b++)
+		for (uint32_t i = 0; i < N && all; i++) {
+			uint32_t s = i ^ 1, src = (s % 8) * 8 + s / 8;   /* the transposition is an involution */
+			const struct expr *e = resolve_elem(r, y, 4 * (N * b + i), ET_F32, &info);
+			if (e != e_input(cx, in, 4 * (N * b + src), ET_F32) || info.flags) {
+				printf("# out[%u][%u]: %s\n", b, i, e ? "wrong value" : info.reason);
+				all = false;
+			}
+		}
+	ok(all, "shared tile: a transposed, pair-swapped tile resolves without a solver in both blocks");
+	resolver_free(r);
+
+	/* reads of the racing pairs' tile (at constant offsets, as the
+	 * resolver asks them) */
+	r = resolver_new(&f.st, NULL);
+	const struct expr *ld = shload(cx, l, e_bv(cx, 4 * N + 24, 64), 3);
+	uint32_t tid[3] = { 6, 0, 0 }, ctaid[3] = { 1, 0, 0 };
+	memset(&info, 0, sizeof info);
+	ok(!rs_shared_plain(r, ld, tid, ctaid, 0, &info) && (info.flags & RI_UNSUPPORTED) &&
+	   strstr(info.reason, "two threads of block (1,0,0)"),
+	   "shared tile: two threads writing one address in one epoch: %s", info.reason);
+	memset(&info, 0, sizeof info);
+	tid[0] = 7;
+	ld = shload(cx, l, e_bv(cx, 4 * N + 26, 64), 3);
+	ok(!rs_shared_plain(r, ld, tid, ctaid, 0, &info) && (info.flags & RI_UNSUPPORTED) &&
+	   strstr(info.reason, "read as 4 bytes"), "shared tile: a read across two writes: %s", info.reason);
+	resolver_free(r);
+	fix_release(&f);
+}
+
+/* A tile in each of 1100 blocks, stored at (t + b) % 4 in block b: each
+ * block's table is its own (the address names the block), and every
+ * block resolves right, in two passes over the blocks. */
+static void test_shared_table_many(void)
+{
+	enum { N = 4, B = 1100 };
+	struct fix f;
+	fix_init(&f);
+	struct ectx *cx = f.cx;
+	uint32_t in = input(&f, 4 * N * B, NULL);
+	uint32_t x = value(&f, 0, 4 * N * B, VD_INPUT, NO_VALUE);
+	V(&f, x)->input = in;
+	uint32_t fresh = value(&f, 0, 4 * N * B, VD_UNINIT, NO_VALUE);
+	uint32_t l = launch(&f, 0, B, N, "swap_tile");
+	uint32_t y = launch_value(&f, 0, 4 * N * B, l, fresh);
+	const struct expr *t = e_tid(cx, 0), *T = e_bool(cx, true);
+	struct sym_shwrite sh[] = {
+		{ T, addr4(cx, e_op2(cx, EOP_UREM, e_op2(cx, EOP_ADD, t, e_ctaid(cx, 0)), e_bv(cx, N, 32))),
+		  e_load(cx, x, ET_F32, addr4(cx, gidx(cx, N))), ET_F32, 0, 0, 0, 1, 0, SA_NONE, NULL },
+	};
+	write(&f, y, T, addr4(cx, gidx(cx, N)), shload(cx, l, addr4(cx, t), 1), ET_F32, 1);
+	end_launch(&f, l);
+	f.st.writes.items[f.st.writes.len - 1].shared = sh;
+	f.st.writes.items[f.st.writes.len - 1].nshared = 1;
+	f.st.writes.items[f.st.writes.len - 1].shared_bytes = 4 * N;
+	ok(sym_state_finish(&f.st, "test", true), "many blocks: obligation is consistent");
+	struct resolver *r = resolver_new(&f.st, NULL);
+	struct resolve_info info;
+	bool all = true;
+	for (uint32_t pass = 0; pass < 2; pass++)
+		for (uint32_t b = 0; b < B && all; b++) {
+			uint32_t i = (b + pass) % N;
+			const struct expr *e = resolve_elem(r, y, 4 * (N * b + i), ET_F32, &info);
+			all = e == e_input(cx, in, 4 * (N * b + (i + 4 * N - b % N) % N), ET_F32) && !info.flags;
+		}
+	ok(all, "many blocks: %d blocks' rotated tiles resolve, a table per block", B);
+	resolver_free(r);
+	fix_release(&f);
+}
+
 int main(void)
 {
 	diag_set_prog("test-resolve");
+	test_shared_tree();
+	test_shared_table();
+	test_shared_table_many();
 	test_elementwise();
 	test_uninit_race_sizes();
 	test_inputs_copies();

@@ -9,6 +9,16 @@
 enum { N = 256 };
 
 /* Runs kernel k of fixture file on x (and y) of N floats. */
+/* Does a write of the launch hold an opaque value (bit tricks that were
+ * not rolled up)? */
+static bool any_opaque(const struct dx_launch *L)
+{
+	for (size_t i = 0; i < L->writes.len; i++)
+		if (e_has_opaque(L->writes.items[i].val))
+			return true;
+	return false;
+}
+
 static struct dx_launch *run(struct tb *t, const char *ptx, const char *k, bool two, uint32_t *x,
                              uint32_t *y)
 {
@@ -137,8 +147,21 @@ static void test_tampered(void)
 	struct tb t;
 	uint32_t x = 0, y = 0;
 	struct dx_launch *L = run(&t, ptx, "_Z5k_expPKfPfi", false, &x, &y);
-	ok(L->unsup && !strcmp(L->uns.what, "bit reinterpretation"), "tampered expf: unsupported (%s)",
-	   L->unsup ? L->uns.what : "supported");
+	/* not rolled up, so the bits of 2^n are an opaque value: the launch
+	 * still runs, its write holds the opaque value and names it */
+	ok(!L->unsup && L->writes.len == 1, "tampered expf: supported with an opaque value (%s)",
+	   L->unsup ? L->uns.message : "supported");
+	if (L->writes.len == 1) {
+		const struct expr *o = e_first_opaque(L->writes.items[0].val);
+		ok(o && EOPQ_KIND(o->u) == EOPQ_FLOAT, "tampered expf: the float of the bits of 2^n");
+		uint32_t i = o ? SYM_OPAQUE_INDEX(EOPQ_TAGOF(o->u)) : 0;
+		ok(o && i < L->opaques.len && !strcmp(L->opaques.items[i].what, "bit reinterpretation") &&
+		   strstr(L->opaques.items[i].instr, "mov.b32") && L->opaques.items[i].src_line == 10,
+		   "tampered expf: its origin names the mov, PTX line %u, transc.cu:%u ('%s')",
+		   o && i < L->opaques.len ? L->opaques.items[i].line : 0,
+		   o && i < L->opaques.len ? L->opaques.items[i].src_line : 0,
+		   o && i < L->opaques.len ? L->opaques.items[i].instr : "");
+	}
 	tb_free(&t);
 	free(ptx);
 }
@@ -172,7 +195,8 @@ static void test_escape(void)
 	tb_free(&t);
 }
 
-/* Infinite constants: max(-inf, x) = x; a store of -inf is unsupported. */
+/* Infinite constants: max(-inf, x) = x; arithmetic on -inf is unsupported;
+ * a store of -inf stores the -inf value. */
 static void test_inf(void)
 {
 	static const char ptx[] = HEAD
@@ -234,8 +258,189 @@ static void test_inf(void)
 	tb_ptr(&t, "x", 16);
 	tb_ptr(&t, "out", 16);
 	L = tb_run(&t);
-	ok(L->unsup && L->findings.len == 0, "inf: a store of -inf is unsupported (%s)", L->unsup ? L->uns.what : "");
+	ok(!L->unsup && L->findings.len == 0 && L->writes.len == 1 &&
+	   L->writes.items[0].val == e_undef_tag(L->cx, SORT_REAL, E_UNDEF_NINF),
+	   "inf: a store of -inf stores the -inf value, for a max to absorb (%s)", L->unsup ? L->uns.what : "");
 	tb_free(&t);
+}
+
+/* ---- order-free matching ------------------------------------------------------ */
+
+/* Two expf idioms interleaved instruction by instruction, the first one's
+ * scale computed after its ex2 (any order that keeps the data flow); in
+ * bad, an instruction between them reads a value inside the first. */
+#define EXP2 HEAD \
+	".visible .entry k(.param .u64 x, .param .u64 out)\n{\n" \
+	".reg .f32 %f<4>; .reg .f32 %a<20>; .reg .f32 %b<20>; .reg .f32 %c<4>;\n" \
+	".reg .b32 %ra<8>; .reg .b32 %rb<8>; .reg .b64 %rd<4>;\n" \
+	"ld.param.u64 %rd1, [x];\n" \
+	"ld.param.u64 %rd2, [out];\n" \
+	"ld.global.f32 %f1, [%rd1];\n" \
+	"ld.global.f32 %f2, [%rd1+4];\n" \
+	"fma.rn.f32 %a4, %f1, 0f3BBB989D, 0f3F000000;\n" \
+	"fma.rn.f32 %b4, %f2, 0f3BBB989D, 0f3F000000;\n" \
+	"cvt.sat.f32.f32 %a5, %a4;\n" \
+	"cvt.sat.f32.f32 %b5, %b4;\n" \
+	"fma.rm.f32 %a8, %a5, 0f437C0000, 0f4B400001;\n" \
+	"fma.rm.f32 %b8, %b5, 0f437C0000, 0f4B400001;\n" \
+	"add.f32 %a9, %a8, 0fCB40007F;\n" \
+	"add.f32 %b9, %b8, 0fCB40007F;\n" \
+	"neg.f32 %a10, %a9;\n" \
+	"neg.f32 %b10, %b9;\n" \
+	"fma.rn.f32 %a12, %f1, 0f3FB8AA3B, %a10;\n" \
+	"fma.rn.f32 %b12, %f2, 0f3FB8AA3B, %b10;\n" \
+	"fma.rn.f32 %a14, %f1, 0f32A57060, %a12;\n" \
+	"fma.rn.f32 %b14, %f2, 0f32A57060, %b12;\n" \
+	"ex2.approx.ftz.f32 %a16, %a14;\n" \
+	"mov.b32 %rb6, %b8;\n" \
+	"MIDDLE" \
+	"mov.b32 %ra6, %a8;\n" \
+	"shl.b32 %rb7, %rb6, 23;\n" \
+	"shl.b32 %ra7, %ra6, 23;\n" \
+	"mov.b32 %b15, %rb7;\n" \
+	"mov.b32 %a15, %ra7;\n" \
+	"ex2.approx.ftz.f32 %b16, %b14;\n" \
+	"mul.f32 %a17, %a16, %a15;\n" \
+	"mul.f32 %b17, %b15, %b16;\n" \
+	"st.global.f32 [%rd2], %a17;\n" \
+	"st.global.f32 [%rd2+4], %b17;\n" \
+	"ret;\n}\n"
+
+static char *with_middle(const char *ptx, const char *middle)
+{
+	const char *m = strstr(ptx, "MIDDLE");
+	size_t n = strlen(ptx) + strlen(middle) + 1;
+	char *s = xmalloc(n);
+	snprintf(s, n, "%.*s%s%s", (int)(m - ptx), ptx, middle, m + 6);
+	return s;
+}
+
+static void test_interleaved(void)
+{
+	static const char ptx[] = EXP2;
+	char *good = with_middle(ptx, "add.f32 %c1, %f2, %f1;\nst.global.f32 [%rd2+8], %c1;\n");
+	struct tb t;
+	tb_init(&t, good, "k", 1, 1, 1, 1);
+	uint32_t x = tb_ptr(&t, "x", 16);
+	tb_ptr(&t, "out", 16);
+	struct dx_launch *L = tb_run(&t);
+	struct ectx *cx = L->cx;
+	ok(!L->unsup && L->writes.len == 3, "interleaved: two expf idioms side by side are rolled up");
+	if (L->writes.len == 3) {
+		const struct expr *a = e_load(cx, x, ET_F32, e_bv(cx, 0, 64));
+		const struct expr *b = e_load(cx, x, ET_F32, e_bv(cx, 4, 64));
+		/* the store in the middle comes first */
+		ok(L->writes.items[1].val == f1(cx, EF_EXP, a) && L->writes.items[2].val == f1(cx, EF_EXP, b),
+		   "interleaved: exp(x[0]), exp(x[1]) (%s, %s)", e_print(&L->a, L->writes.items[1].val, 120),
+		   e_print(&L->a, L->writes.items[2].val, 120));
+	}
+	tb_free(&t);
+	free(good);
+
+	/* a value inside the first idiom read in between: not rolled up */
+	char *bad = with_middle(ptx, "add.f32 %c1, %a9, %f1;\nst.global.f32 [%rd2+8], %c1;\n");
+	tb_init(&t, bad, "k", 1, 1, 1, 1);
+	tb_ptr(&t, "x", 16);
+	tb_ptr(&t, "out", 16);
+	L = tb_run(&t);
+	/* its bit tricks are then opaque values (degrade), not exp */
+	ok(!L->unsup && any_opaque(L), "interleaved: an escaping value blocks it (%s)",
+	   L->unsup ? L->uns.what : "opaque values");
+	tb_free(&t);
+	free(bad);
+
+	/* the input overwritten in between: not rolled up either */
+	bad = with_middle(ptx, "mov.f32 %f1, 0f3F800000;\n");
+	tb_init(&t, bad, "k", 1, 1, 1, 1);
+	tb_ptr(&t, "x", 16);
+	tb_ptr(&t, "out", 16);
+	L = tb_run(&t);
+	ok(!L->unsup && any_opaque(L), "interleaved: the input written inside blocks it (%s)",
+	   L->unsup ? L->uns.what : "opaque values");
+	tb_free(&t);
+	free(bad);
+}
+
+/* Inserts line after the first line containing after, past the text at
+ * from; a copy. */
+static char *insert_after(const char *ptx, const char *from, const char *after, const char *line)
+{
+	const char *p = strstr(ptx, from);
+	p = p ? strstr(p, after) : NULL;
+	p = p ? strchr(p, '\n') : NULL;
+	if (!p)
+		return NULL;
+	size_t n = strlen(ptx) + strlen(line) + 2;
+	char *s = xmalloc(n);
+	snprintf(s, n, "%.*s\n%s%s", (int)(p - ptx), ptx, line, p);
+	return s;
+}
+
+static bool erf_in(const struct expr *e)
+{
+	if (e->op == EOP_FUN && e->u == EF_ERF)
+		return true;
+	for (unsigned i = 0; i < e->nargs; i++)
+		if (erf_in(e->args[i]))
+			return true;
+	return false;
+}
+
+/* erff's internal branch: other code before it is fine, inside its arm
+ * (it would run on both sides once the branch is gone) not. */
+static void test_erf_arm(void)
+{
+	char *ptx = fixture("transc.ptx");
+	if (!ptx)
+		return;
+	const char *k = "_Z5k_erfPKfPfi";
+	char *a = insert_after(ptx, k, ".reg .f32", "\t.reg .f32 %g<2>;");
+	char *before = a ? insert_after(a, k, "selp.f32 \t%f22", "\tadd.f32 %g1, %g1, 0f3F800000;") : NULL;
+	char *inside = a ? insert_after(a, k, "ex2.approx", "\tadd.f32 %g1, %g1, 0f3F800000;") : NULL;
+	if (!ok(before && inside, "erf arm: fixture patched")) {
+		free(ptx); free(a); free(before); free(inside);
+		return;
+	}
+	struct tb t;
+	uint32_t x = 0, y = 0;
+	struct dx_launch *L = run(&t, before, k, false, &x, &y);
+	ok(!L->unsup && L->writes.len == 1 && L->writes.items[0].val == f1(L->cx, EF_ERF, e_load(L->cx, x, ET_F32, L->writes.items[0].addr)),
+	   "erf arm: an unrelated instruction before the branch: erf");
+	tb_free(&t);
+	L = run(&t, inside, k, false, &x, &y);
+	ok(L->writes.len != 1 || !erf_in(L->writes.items[0].val), "erf arm: one inside the arm: not erf (%s)",
+	   L->unsup ? L->uns.what : "executed as it is");
+	tb_free(&t);
+	free(ptx); free(a); free(before); free(inside);
+}
+
+/* The third of four erffs in a float4 loop, interleaved with its
+ * neighbours, with one constant changed: that one is not erf, the others
+ * are. */
+static void test_tampered_copy(void)
+{
+	char *ptx = fixture("branches.ptx");
+	if (!ptx)
+		return;
+	char *p = strstr(ptx, ".entry gelu4");
+	for (int i = 0; i < 3 && p; i++)
+		p = strstr(p + 1, "0f3F69B4F9");
+	if (ok(p != NULL, "tampered copy: third erf constant found"))
+		memcpy(p, "0f3F69B4FA", 10);
+	struct tb t;
+	tb_init(&t, ptx, "gelu4", 1, 1, 8, 1);
+	tb_ptr(&t, "x", 256);
+	tb_ptr(&t, "y", 256);
+	tb_u32(&t, "n", 8);
+	struct dx_launch *L = tb_run(&t);
+	ok(!L->unsup && L->writes.len == 4, "tampered copy: supported (erf has no bit tricks)");
+	if (L->writes.len == 4) {
+		bool others = erf_in(L->writes.items[0].val) && erf_in(L->writes.items[1].val) &&
+		              erf_in(L->writes.items[3].val);
+		ok(others && !erf_in(L->writes.items[2].val), "tampered copy: z is not erf, x, y, w are");
+	}
+	tb_free(&t);
+	free(ptx);
 }
 
 int main(void)
@@ -251,5 +456,8 @@ int main(void)
 	test_tampered();
 	test_escape();
 	test_inf();
+	test_interleaved();
+	test_erf_arm();
+	test_tampered_copy();
 	return done_testing();
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "deadline.h"
 #include "expr.h"
 #include "exprs.h"
 #include "smt.h"
@@ -103,6 +104,24 @@ static void test_equiv(struct smt *s, struct ectx *cx)
 	const struct expr *cv = e_op1(cx, EOP_S2R, 0, 0, i);
 	const struct expr *rt = e_op1(cx, EOP_R2S, SORT_BV(32), RM_RN, cv);
 	is_int(smt_equiv(s, rt, i, &opts, &a, &w), EQ_EQUAL, "r2s(s2r(i)) = i");
+
+	/* opaque values: uninterpreted functions; equal for every meaning, or unknown */
+	const struct expr *sqx = e_op2(cx, EOP_FMUL, x, x);
+	const struct expr *ax = e_op1(cx, EOP_FABS, 0, 0, x), *aa = e_op2(cx, EOP_FMUL, ax, ax);
+	const struct expr *o1 = e_opaque(cx, 77, SORT_REAL, 1, &sqx), *o2 = e_opaque(cx, 77, SORT_REAL, 1, &aa);
+	ok(o1 != o2, "f(x*x) and f(|x|*|x|) are two nodes");
+	is_int(smt_equiv(s, o1, o2, &opts, &a, &w), EQ_EQUAL, "f(x*x) = f(|x|*|x|) for every f");
+	const struct expr *o3 = e_opaque(cx, 78, SORT_REAL, 1, &sqx);
+	r = smt_equiv(s, o1, o3, &opts, &a, &w);
+	ok(r == EQ_UNCONFIRMED || r == EQ_UNKNOWN, "f(x*x) vs g(x*x): never a witness (%s)", smt_equiv_name(r));
+	r = smt_equiv(s, o1, e_op2(cx, EOP_FADD, o1, e_real(cx, 1)), &opts, &a, &w);
+	ok(r == EQ_UNCONFIRMED || r == EQ_UNKNOWN, "f(x) vs f(x) + 1: not confirmed without a meaning (%s)",
+	   smt_equiv_name(r));
+	const struct expr *bx1 = e_reinterp(cx, 5, x, ET_F32), *bx2 = e_reinterp(cx, 6, sqx, ET_F32);
+	const struct expr *bx3 = e_reinterp(cx, 9, aa, ET_F32);
+	is_int(smt_equiv(s, bx2, bx3, &opts, &a, &w), EQ_EQUAL, "bits of equal reals are equal, whatever the tag");
+	r = smt_equiv(s, bx1, bx2, &opts, &a, &w);
+	ok(r != EQ_EQUAL && r != EQ_DIFFER, "bits(x) vs bits(x*x): undecided (%s)", smt_equiv_name(r));
 	arena_release(&a);
 }
 
@@ -160,7 +179,11 @@ static void test_roundtrip(void)
 	const struct expr *v = e_ite(cx, c, e_op2(cx, EOP_FSUB, f, e_real(cx, 0.1)),
 	                             e_op1(cx, EOP_S2R, 0, 0, e_op1(cx, EOP_R2S, SORT_BV(32), RM_RZ, x)));
 	const struct expr *u = e_op2(cx, EOP_FADD, v, e_undef_tag(cx, SORT_REAL, 3));
-	const struct expr *b = e_and(cx, e_var(cx, 1, SORT_BOOL), e_op2(cx, EOP_EQ, e_elem(cx, 2, 0, ET_S32), e_bv(cx, 5, 32)));
+	const struct expr *ox[2] = { x, tid };
+	const struct expr *opq = e_opaque(cx, (2ull << 32) | 4, SORT_BV(32), 2, ox);
+	const struct expr *bits = e_reinterp(cx, 3, ld, ET_F32);
+	const struct expr *b = e_and(cx, e_var(cx, 1, SORT_BOOL), e_op2(cx, EOP_EQ, e_elem(cx, 2, 0, ET_S32),
+	                                                              e_op2(cx, EOP_ADD, opq, bits)));
 	const struct expr *roots[] = { u, b };
 	struct etable *t = etable_new();
 	uint32_t iu = etable_add(t, u), ib = etable_add(t, b);
@@ -204,7 +227,7 @@ static void test_roundtrip(void)
 	/* bad inputs: every one an error message, never a crash */
 	int nbad = 0;
 	/* build the bad tables with msgpack directly */
-	for (int k = 0; k < 8; k++) {
+	for (int k = 0; k < 12; k++) {
 		msgpack_sbuffer sb;
 		msgpack_sbuffer_init(&sb);
 		msgpack_packer pk;
@@ -264,6 +287,26 @@ static void test_roundtrip(void)
 			msgpack_pack_uint32(&pk, 0);
 			msgpack_pack_uint32(&pk, 0);
 			break;
+		case 8: /* opaque: unknown reinterpretation */
+		case 9: /* opaque: bits of a real as a 16-bit vector for f32 */
+		case 10: /* opaque: tag too large */
+		case 11: /* opaque: no tag */
+			msgpack_pack_array(&pk, k == 11 ? 3 : 5);
+			msgpack_pack_str_with_body(&pk, "opaque", 6);
+			msgpack_pack_str_with_body(&pk, k == 9 ? "bv16" : "bv32", 4);
+			if (k == 10)
+				msgpack_pack_uint64(&pk, 1ull << 60);
+			else if (k != 11)
+				msgpack_pack_uint32(&pk, 1);
+			if (k == 8)
+				msgpack_pack_str_with_body(&pk, "bits.u32", 8);
+			else if (k == 11)
+				msgpack_pack_str_with_body(&pk, "", 0);
+			else
+				msgpack_pack_str_with_body(&pk, "bits.f32", 8);
+			if (k != 11)
+				msgpack_pack_uint32(&pk, 0);
+			break;
 		}
 		msgpack_unpacked u2;
 		msgpack_unpacked_init(&u2);
@@ -277,14 +320,83 @@ static void test_roundtrip(void)
 		msgpack_unpacked_destroy(&u2);
 		msgpack_sbuffer_destroy(&sb);
 	}
-	ok(nbad == 8, "bad tables are refused with a message (%d of 8)", nbad);
+	ok(nbad == 12, "bad tables are refused with a message (%d of 12)", nbad);
 	etable_free(t);
+	arena_release(&a);
+	ectx_free(cx);
+}
+
+/* A thread query no solver answers fast: factor a 62-bit semiprime into
+ * two 31-bit coordinates of a huge launch. */
+static const struct expr *factoring(struct ectx *cx)
+{
+	const struct expr *x = e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_resize(cx, e_ctaid(cx, 0), 64, false),
+	                             e_bv(cx, 1024, 64)), e_resize(cx, e_tid(cx, 0), 64, false));
+	const struct expr *y = e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_resize(cx, e_ctaid(cx, 1), 64, false),
+	                             e_bv(cx, 1024, 64)), e_resize(cx, e_tid(cx, 1), 64, false));
+	const struct expr *big = e_and(cx, e_op2(cx, EOP_ULT, e_bv(cx, 1, 64), x), e_op2(cx, EOP_ULT, e_bv(cx, 1, 64), y));
+	/* 2147483647 * 2147483629 */
+	return e_and(cx, big, e_op2(cx, EOP_EQ, e_op2(cx, EOP_MUL, x, y), e_bv(cx, 4611685975477714963ull, 64)));
+}
+
+/* Limits: the resource limit decides "unknown" the same way every time;
+ * the deadline and the per-query timeout interrupt a query, "timeout". */
+static void test_limits(void)
+{
+	struct ectx *cx = ectx_new();
+	struct smt_geom g = { { 1024, 1024, 1 }, { 2097152, 2097152, 1 } };
+	const struct expr *c = factoring(cx);
+	struct smt *s = smt_new(0, 20000);
+	smt_set_stats(s, true);
+	enum smt_result r1 = smt_thread_sat(s, &g, c, NULL, NULL);
+	enum smt_result r2 = smt_thread_sat(s, &g, c, NULL, NULL);
+	ok(r1 == SMT_UNKNOWN && r2 == SMT_UNKNOWN && smt_get_stats(s)->unknown == 2 &&
+	   smt_get_stats(s)->timeouts == 0, "rlimit 20000: unknown, twice, not a timeout");
+	ok(smt_get_stats(s)->rlimit_max >= 20000 && smt_get_stats(s)->rlimit_max < 40000,
+	   "the resource units used are measured (%llu)", (unsigned long long)smt_get_stats(s)->rlimit_max);
+	smt_free(s);
+
+	s = smt_new(0, 0);
+	smt_set_deadline(s, deadline_now() + 0.5);
+	double t0 = now_ms();
+	enum smt_result r = smt_thread_sat(s, &g, c, NULL, NULL);
+	double t = now_ms() - t0;
+	ok(r == SMT_TIMEOUT && t < 3000, "deadline in 0.5 s: timeout after %.0f ms", t);
+	t0 = now_ms();
+	r = smt_thread_sat(s, &g, e_op2(cx, EOP_ULT, e_tid(cx, 0), e_bv(cx, 5, 32)), NULL, NULL);
+	ok(r == SMT_TIMEOUT && now_ms() - t0 < 100, "after the deadline no query starts");
+	smt_free(s);
+
+	s = smt_new(300, 0);
+	t0 = now_ms();
+	r = smt_thread_sat(s, &g, c, NULL, NULL);
+	t = now_ms() - t0;
+	ok(r == SMT_TIMEOUT && t < 3000, "per-query timeout of 300 ms: timeout after %.0f ms", t);
+	r = smt_thread_sat(s, &g, e_op2(cx, EOP_ULT, e_tid(cx, 0), e_bv(cx, 5, 32)), NULL, NULL);
+	ok(r == SMT_SAT, "the next query is answered");
+	smt_free(s);
+
+	/* equivalence: the same for smt_equiv */
+	const struct expr *x = e_input(cx, 0, 0, ET_F32), *y = e_input(cx, 0, 4, ET_F32);
+	const struct expr *p = x;
+	for (int i = 0; i < 12; i++)
+		p = e_op2(cx, EOP_FADD, e_op2(cx, EOP_FMUL, p, y), e_real(cx, 1.0 + i));
+	const struct expr *q = e_op2(cx, EOP_FADD, p, e_op2(cx, EOP_FMUL, e_op2(cx, EOP_FMUL, x, x), e_real(cx, 1e-9)));
+	struct smt_equiv_opts eo = { 0, 0, 100.0, 8 };
+	struct arena a;
+	arena_init(&a);
+	struct smt_witness w;
+	s = smt_new(0, 0);
+	smt_set_deadline(s, deadline_now() - 1);
+	ok(smt_equiv(s, p, q, &eo, &a, &w) == EQ_TIMEOUT, "equivalence after the deadline: timeout");
+	smt_free(s);
 	arena_release(&a);
 	ectx_free(cx);
 }
 
 int main(void)
 {
+	test_limits();
 	struct smt *s = smt_new(10000, 0);
 	struct ectx *cx = ectx_new();
 	test_threads(s, cx);

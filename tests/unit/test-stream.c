@@ -17,7 +17,19 @@ static char *build(void (*fn)(struct stream_out *), size_t *n)
 	FILE *f = open_memstream(&buf, n);
 	struct stream_out *w = stream_out_new(f);
 	fn(w);
-	stream_out_free(w);
+	stream_out_close(w, EXIT_OK);
+	fclose(f);
+	return buf;
+}
+
+/* The same, closed as by a stage that exits with status. */
+static char *build_status(void (*fn)(struct stream_out *), int status, size_t *n)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, n);
+	struct stream_out *w = stream_out_new(f);
+	fn(w);
+	stream_out_close(w, status);
 	fclose(f);
 	return buf;
 }
@@ -72,6 +84,204 @@ static void no_header(struct stream_out *w)
 	out_end(w);
 }
 
+/* A record nested deeper than the writer's first frame array. */
+static void deep(struct stream_out *w)
+{
+	out_header(w, "trace", NULL);
+	out_begin(w, "deep");
+	out_key(w, "x");
+	for (int i = 0; i < 20; i++) {
+		out_array_begin(w);
+		out_u64(w, (uint64_t)i);
+	}
+	for (int i = 0; i < 20; i++)
+		out_array_end(w);
+	out_end(w);
+}
+
+/* Raw MessagePack records, for streams no writer of ours would make. */
+static void pk_str(msgpack_packer *pk, const char *s)
+{
+	msgpack_pack_str(pk, strlen(s));
+	msgpack_pack_str_body(pk, s, strlen(s));
+}
+
+static void pk_header(msgpack_packer *pk, const char *tool)
+{
+	msgpack_pack_map(pk, tool ? 5 : 4);
+	pk_str(pk, "t"); pk_str(pk, "header");
+	pk_str(pk, "format"); pk_str(pk, "dirigo");
+	pk_str(pk, "version"); msgpack_pack_uint64(pk, DIRIGO_FORMAT_VERSION);
+	pk_str(pk, "stream"); pk_str(pk, "trace");
+	if (tool) {
+		pk_str(pk, "tool"); pk_str(pk, tool);
+	}
+}
+
+static void pk_rec(msgpack_packer *pk, const char *type)
+{
+	msgpack_pack_map(pk, 1);
+	pk_str(pk, "t"); pk_str(pk, type);
+}
+
+/* {"t":"end","records":records} with counts when ntypes > 0 */
+static void pk_end(msgpack_packer *pk, int64_t records, const char *const *types,
+                   const uint64_t *counts, int ntypes)
+{
+	msgpack_pack_map(pk, 1 + (records >= 0) + (ntypes > 0));
+	pk_str(pk, "t"); pk_str(pk, "end");
+	if (records >= 0) {
+		pk_str(pk, "records");
+		msgpack_pack_uint64(pk, (uint64_t)records);
+	}
+	if (ntypes > 0) {
+		pk_str(pk, "counts");
+		msgpack_pack_map(pk, (size_t)ntypes);
+		for (int i = 0; i < ntypes; i++) {
+			pk_str(pk, types[i]);
+			msgpack_pack_uint64(pk, counts[i]);
+		}
+	}
+}
+
+/* Reads the sbuffer's bytes as one input; returns stream_in_next's last
+ * result and the records read. */
+static int read_buf(const msgpack_sbuffer *sb, int *nrec)
+{
+	FILE *f = fmemopen(sb->data, sb->size, "rb");
+	struct stream_in *in = stream_in_open_file(f, "mem");
+	struct record rec;
+	int r;
+	*nrec = 0;
+	while ((r = stream_in_next(in, &rec)) > 0)
+		(*nrec)++;
+	stream_in_close(in);
+	fclose(f);
+	return r;
+}
+
+static void end_records(void)
+{
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	int nrec;
+	static const char *const ty[] = { "header", "launch" };
+	uint64_t c2[] = { 1, 2 }, c1[] = { 1, 1 };
+
+#define RESET() do { msgpack_sbuffer_clear(&sb); } while (0)
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+
+	pk_header(&pk, "dexec"); pk_rec(&pk, "launch"); pk_rec(&pk, "launch");
+	pk_end(&pk, 3, ty, c2, 2);
+	ok(read_buf(&sb, &nrec) == 0 && nrec == 4, "a complete stream: its end record is a record too");
+
+	RESET();
+	pk_header(&pk, "dexec"); pk_rec(&pk, "launch"); pk_end(&pk, -1, NULL, NULL, 0);
+	ok(read_buf(&sb, &nrec) == 0, "an end record without counts is accepted");
+
+	RESET();
+	pk_header(&pk, "dexec"); pk_rec(&pk, "launch"); pk_rec(&pk, "launch");
+	ok(read_buf(&sb, &nrec) == -1 && nrec == 3, "a stream that stops before its end record is refused, "
+	   "after its records");
+
+	RESET();
+	pk_header(&pk, "dexec"); pk_rec(&pk, "launch"); pk_end(&pk, 3, NULL, NULL, 0);
+	ok(read_buf(&sb, &nrec) == -1, "an end record counting records that are not there is refused");
+
+	RESET();
+	pk_header(&pk, "dexec"); pk_rec(&pk, "launch"); pk_rec(&pk, "launch");
+	pk_end(&pk, 3, ty, c1, 2);
+	ok(read_buf(&sb, &nrec) == -1, "an end record whose counts by type do not match is refused");
+
+	RESET();
+	pk_header(&pk, "dexec"); pk_rec(&pk, "launch"); pk_rec(&pk, "lunch");
+	pk_end(&pk, 3, ty, c2, 2);
+	ok(read_buf(&sb, &nrec) == -1, "a type the counts do not list is refused");
+
+	RESET();
+	pk_header(&pk, "dexec"); pk_end(&pk, 1, NULL, NULL, 0); pk_rec(&pk, "launch");
+	ok(read_buf(&sb, &nrec) == -1 && nrec == 2, "a record after the end record is refused");
+
+	RESET();
+	pk_header(&pk, "dmerge"); pk_rec(&pk, "launch");
+	pk_header(&pk, "dmerge"); pk_rec(&pk, "launch"); pk_end(&pk, 2, NULL, NULL, 0);
+	ok(read_buf(&sb, &nrec) == -1 && nrec == 2,
+	   "concatenated parts: a part without its end record is refused at the next header");
+
+	RESET();
+	pk_header(&pk, "dmerge"); pk_rec(&pk, "launch"); pk_end(&pk, 2, NULL, NULL, 0);
+	pk_header(&pk, "dmerge"); pk_end(&pk, 1, NULL, NULL, 0);
+	ok(read_buf(&sb, &nrec) == 0 && nrec == 5, "concatenated complete parts are one input");
+	/* counts in headers are not trusted before the bytes are there:
+	 * an array that claims 2^32 - 1 items is a truncated record, not a
+	 * 64 GB allocation (issue 9) */
+	RESET();
+	pk_header(&pk, "dexec");
+	msgpack_pack_map(&pk, 2);
+	pk_str(&pk, "t"); pk_str(&pk, "launch");
+	pk_str(&pk, "args");
+	msgpack_pack_array(&pk, 0xffffffffu);
+	msgpack_pack_nil(&pk);
+	ok(read_buf(&sb, &nrec) == -1 && nrec == 1, "a count larger than the input is a truncated record");
+	RESET();
+	pk_header(&pk, "dexec");
+	msgpack_pack_map(&pk, 0xffffffffu);
+	ok(read_buf(&sb, &nrec) == -1 && nrec == 1, "and so is a map that claims 2^32 - 1 pairs");
+	msgpack_sbuffer_destroy(&sb);
+#undef RESET
+
+	/* the writer: an end record only for a stage that succeeded */
+	size_t n;
+	char *b = build_status(two_records, EXIT_TROUBLE, &n);
+	msgpack_sbuffer v = { n, b, n };
+	ok(read_buf(&v, &nrec) == -1 && nrec == 2, "stream_out_close(2) writes no end record");
+	free(b);
+	int st[] = { EXIT_OK, EXIT_BUG, EXIT_UNDECIDED };
+	for (int i = 0; i < 3; i++) {
+		b = build_status(two_records, st[i], &n);
+		v = (msgpack_sbuffer){ n, b, n };
+		ok(read_buf(&v, &nrec) == 0 && nrec == 3, "stream_out_close(%d) ends the stream", st[i]);
+		free(b);
+	}
+
+	/* records held in memory and appended count in the part */
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, &n);
+	struct stream_out *w = stream_out_new(f);
+	out_header(w, "obligation", NULL);
+	struct stream_out *held = stream_out_memory();
+	out_begin(held, "note");
+	out_end(held);
+	out_begin(w, "output");
+	out_end(w);
+	stream_out_append(w, held);
+	stream_out_close(w, EXIT_OK);
+	fclose(f);
+	v = (msgpack_sbuffer){ n, buf, n };
+	ok(read_buf(&v, &nrec) == 0 && nrec == 4, "held records appended are counted in the end record");
+	free(buf);
+
+	/* deep records: the writer's frames move while open (dcat -r, issue 9) */
+	b = build(deep, &n);
+	msgpack_unpacked u;
+	msgpack_unpacked_init(&u);
+	size_t off = 0;
+	msgpack_unpack_next(&u, b, n, &off);
+	ok(msgpack_unpack_next(&u, b, n, &off) == MSGPACK_UNPACK_SUCCESS, "a record 21 levels deep is written");
+	const msgpack_object *x = obj_get(&u.data, "x");
+	int depth = 0;
+	while (x && x->type == MSGPACK_OBJECT_ARRAY && x->via.array.size == 2 &&
+	       x->via.array.ptr[0].type == MSGPACK_OBJECT_POSITIVE_INTEGER &&
+	       x->via.array.ptr[0].via.u64 == (uint64_t)depth) {
+		x = &x->via.array.ptr[1];
+		depth++;
+	}
+	is_int(depth, 19, "and read back whole");
+	msgpack_unpacked_destroy(&u);
+	free(b);
+}
+
 static int read_all(const char *path, int *nrec)
 {
 	const char *paths[] = { path };
@@ -123,6 +333,23 @@ int main(void)
 	rec_u64(&rec, "kernel", &okf);
 	ok(!okf, "wrong type reported");
 	is_int(rec.index, 1, "record index");
+	ok(stream_in_next(in, &rec) == 1 && strcmp(rec.type, "end") == 0, "the end record");
+	okf = true;
+	is_int(rec_u64(&rec, "records", &okf), 2, "counts the header and the launch");
+	const msgpack_object *cnt = rec_get(&rec, "counts");
+	ok(cnt && cnt->type == MSGPACK_OBJECT_MAP && cnt->via.map.size == 2 &&
+	   obj_get(cnt, "launch") && obj_get(cnt, "launch")->via.u64 == 1, "and each type");
+	{
+		char *eb = NULL;
+		size_t en;
+		FILE *ef = open_memstream(&eb, &en);
+		struct stream_out *ew = stream_out_new(ef);
+		out_raw(ew, &rec);
+		stream_out_free(ew);
+		fclose(ef);
+		is_int(en, 0, "out_raw drops an end record");
+		free(eb);
+	}
 	/* the second file: concatenated streams */
 	ok(stream_in_next(in, &rec) == 1 && strcmp(rec.type, "header") == 0 && rec.index == 0,
 	   "second input starts again at record 0");
@@ -145,16 +372,16 @@ int main(void)
 		hdr_len = off;
 		msgpack_unpacked_destroy(&u);
 	}
-	ok(pn == n - hdr_len && memcmp(pbuf, bytes + hdr_len, pn) == 0, "out_raw reproduces the record");
+	ok(pn < n - hdr_len && memcmp(pbuf, bytes + hdr_len, pn) == 0, "out_raw reproduces the record");
+	ok(stream_in_next(in, &rec) == 1 && strcmp(rec.type, "end") == 0, "the second end record");
 	ok(stream_in_next(in, &rec) == 0, "end of input");
 	stream_in_close(in);
 	free(pbuf);
 
-	/* truncations at every length but the record boundary fail cleanly */
+	/* truncations at every length fail cleanly: a cut between records
+	 * loses the end record */
 	int bad = 0;
 	for (size_t cut = 1; cut < n; cut++) {
-		if (cut == hdr_len)
-			continue;
 		char *p = tmpfile_with(bytes, cut);
 		int nrec;
 		int r = read_all(p, &nrec);
@@ -174,6 +401,8 @@ int main(void)
 	ok(read_all(p3, &nrec) == -1, "missing header refused");
 	char *p4 = tmpfile_with("", 0);
 	ok(read_all(p4, &nrec) == -1, "empty input refused");
+
+	end_records();
 
 	unlink(path);
 	unlink(p2);

@@ -49,6 +49,7 @@ class Sink:
         from .shimlink import ShimLink
         self.link = ShimLink.find()
         self.out = out
+        self.counts = {}
         if self.link is None:
             self.write({"t": "header", "format": "dirigo", "version": 1, "stream": "trace",
                         "name": name, "tool": "dirigo_trace", "torch": torch.__version__})
@@ -58,10 +59,14 @@ class Sink:
             self.link.write(packb(rec))
         else:
             self.out.write(packb(rec))
+            self.counts[rec["t"]] = self.counts.get(rec["t"], 0) + 1
 
     def end(self, status):
-        if self.link is None:
-            self.write({"t": "end", "status": status})
+        # The end record says the trace is whole (dirigo-trace(5)): not
+        # written when the program failed (status 2).
+        if self.link is None and status != 2:
+            self.write({"t": "end", "status": status, "records": sum(self.counts.values()),
+                        "counts": dict(self.counts)})
 
 
 def record_run(sink, model, inputs, max_data, all_data, params=None, call=None, where=""):

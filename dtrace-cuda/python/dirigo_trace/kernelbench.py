@@ -34,6 +34,7 @@ import argparse
 import importlib.util
 import inspect
 import os
+import re
 import sys
 import traceback
 
@@ -111,6 +112,105 @@ def match_tensors(ref_items, opt_items):
     return out
 
 
+def reference_fn(model_cls):
+    """The functional reference's module_fn: the default of Model.forward's
+    fn argument, or None."""
+    try:
+        p = inspect.signature(model_cls.forward).parameters.get("fn")
+    except (TypeError, ValueError):
+        return None
+    return p.default if p is not None and p.default is not inspect.Parameter.empty else None
+
+
+def binding_types(fwd):
+    """The argument types of the extension's forward as its pybind11
+    docstring gives them ("at::Tensor", "int", "List[at::Tensor]", ...),
+    or None when it has several overloads or none can be read."""
+    doc = (getattr(fwd, "__doc__", None) or "").strip().splitlines()
+    m = re.match(r"^\w+\((.*)\)\s*->", doc[0]) if doc else None
+    if not m or "Overloaded" in doc[0]:
+        return None
+    out, depth, cur = [], 0, ""
+    for ch in m.group(1):
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+            continue
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        cur += ch
+    if cur.strip():
+        out.append(cur)
+    types = []
+    for a in out:
+        name, _, ty = a.partition(":")
+        types.append(ty.split("=")[0].strip())
+    return types
+
+
+def coerce_arg(v, ty):
+    """v as the binding's type ty wants it, where the reference's value has
+    the same meaning in another Python type (2.0 for int 2, a bool for an
+    int or a float, a ParameterList for a list of tensors, (3, 3) for an
+    int 3); else v unchanged."""
+    import torch
+    if ty == "int":
+        if isinstance(v, float) and v.is_integer():
+            return int(v)
+        if isinstance(v, (tuple, list)) and v and all(isinstance(x, int) and x == v[0] for x in v):
+            return int(v[0])
+    elif ty == "float":
+        if isinstance(v, (bool, int)):
+            return float(v)
+    elif ty == "bool":
+        if isinstance(v, int) and v in (0, 1):
+            return bool(v)
+    elif ty.startswith("List[") and not isinstance(v, (list, torch.Tensor, str)):
+        if isinstance(v, (tuple, torch.nn.ParameterList)):
+            return list(v)
+    elif ty.startswith("List[int") and isinstance(v, int) and not isinstance(v, bool):
+        return [v]
+    return v
+
+
+def reference_forward(fwd, module_fn):
+    """The extension's forward called as the functional reference calls
+    module_fn: keyword arguments become positional by module_fn's
+    signature (a binding without py::arg names takes no keywords), and
+    when the binding still rejects the arguments, each is converted to the
+    type the binding's signature names (coerce_arg) and the call is made
+    once more."""
+    try:
+        sig = inspect.signature(module_fn) if module_fn is not None else None
+    except (TypeError, ValueError):
+        sig = None
+    types = binding_types(fwd)
+
+    def call(*args, **kwargs):
+        if kwargs and sig is not None:
+            try:
+                b = sig.bind(*args, **kwargs)
+                b.apply_defaults()
+                args, kwargs = tuple(b.args), dict(b.kwargs)
+                if types is not None and not kwargs:
+                    args = args[:len(types)]
+            except TypeError:
+                pass
+        try:
+            return fwd(*args, **kwargs)
+        except TypeError as e:
+            if "incompatible function arguments" not in str(e) or types is None or kwargs \
+                    or len(args) > len(types):
+                raise
+            conv = tuple(coerce_arg(v, t) for v, t in zip(args, types))
+            if all(a is b for a, b in zip(conv, args)):
+                raise
+            return fwd(*conv)
+    return call
+
+
 def build_side(ref_path, opt_path, side, seed):
     """Loads the pair and returns (model, inputs, params, call) for side."""
     import torch
@@ -160,7 +260,8 @@ def build_side(ref_path, opt_path, side, seed):
                 params.append(("buffer:" + (m[0] if m else n), t, "buffer:" + n))
         model = new
     elif side == "opt":
-        call = lambda mdl, xs: mdl(*xs, fn=fwd)  # noqa: E731
+        fn = reference_forward(fwd, reference_fn(ref.Model))
+        call = lambda mdl, xs: mdl(*xs, fn=fn)  # noqa: E731
     model.train()    # KernelBench runs forward in training mode
     seed_all(seed)
     inputs = list(ref.get_inputs())

@@ -10,13 +10,20 @@ formats/torch.h.  In short:
   op       one aten call: every schema argument by name, the result tensors,
            and the tensors it wrote in place (new versions of their storage)
   toutput  a tensor the program returns
-  tunsupported  the op that makes the program unsupported (random, data-
+  tunsupported  the op that makes the program unsupported (data-
            dependent), after which recording stops
 
-Storage versions: an op that writes a storage in place (an argument whose
-schema says Tensor(a!)) makes a new version of it; a view taken afterwards
-names the new version.  A result that is not an alias gets a new storage
-even where the allocator reuses an address.
+A random op (rand*, bernoulli, normal_, dropout with p > 0 in training
+mode, ...) is recorded with "random": true and its results' tensor records
+carry their bytes: dmerge makes each result a fresh input of its program.
+
+Storage versions follow the one rule of dirigo-trace(5), section STORAGE
+VERSIONS, which dmerge follows too: an op that writes a storage in place
+(an argument whose schema says Tensor(a!)) makes a new version of it, and
+so does each launch, copy or memset of the record-only runtime that
+reached it (one entry each from ShimLink.written()); a view taken
+afterwards names the new version.  A result that is not an alias gets a
+new storage even where the allocator reuses an address.
 """
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -27,7 +34,7 @@ DTYPES = {
     torch.int16: "s16", torch.int8: "s8", torch.uint8: "u8", torch.bool: "u8",
 }
 
-# Ops whose results are random: the program is unsupported.
+# Ops whose results are random: recorded with "random": true.
 RANDOM_OPS = {
     "rand", "randn", "randint", "rand_like", "randn_like", "randint_like",
     "randperm", "bernoulli", "bernoulli_", "normal", "normal_", "uniform_",
@@ -126,6 +133,7 @@ class Recorder(TorchDispatchMode):
         self.next_tensor = 0
         self.seq = 0
         self.busy = False
+        self.consts = set()     # (storage id, version) of values that are constants
 
     # ---- tensors ---------------------------------------------------------
 
@@ -145,8 +153,9 @@ class Recorder(TorchDispatchMode):
             self.storages[ptr][1] += 1
 
     def sync(self):
-        """Gives a new version to every storage a kernel launch was given
-        since the last call (the kernel may have written it)."""
+        """Gives a storage one new version per launch that was given a
+        pointer into it (the kernel may have written it), and per copy or
+        memset that wrote it, since the last call."""
         if self.link is None:
             return
         for sid in self.link.written():
@@ -154,9 +163,10 @@ class Recorder(TorchDispatchMode):
             if entry is not None:
                 entry[1] += 1
 
-    def tensor_id(self, t, fresh=False):
+    def tensor_id(self, t, fresh=False, data=False):
         """The id of t's current value, writing its tensor record if new.
-        fresh: t's storage is new (an op's non-alias result)."""
+        fresh: t's storage is new (an op's non-alias result); data: the
+        record carries t's bytes (as with all_data)."""
         ptr = storage_ptr(t)
         if fresh or ptr not in self.storages or ptr == 0:
             self._new_storage(ptr, t)
@@ -172,10 +182,24 @@ class Recorder(TorchDispatchMode):
                "dtype": dtype_name(t.dtype), "shape": list(t.shape),
                "stride": list(t.stride()), "offset": t.storage_offset(),
                "device": t.device.type}
-        if self.all_data:
+        if self.all_data or data:
             rec["data"] = tensor_bytes(t)
         self.write(rec)
         return tid
+
+    def _version(self, t):
+        """(storage id, version) of t's current value."""
+        return tuple(self.storages[storage_ptr(t)])
+
+    def _constant_operands(self, named):
+        """Whether every tensor operand of the call is a constant: made
+        from constants only, so the same for every input of the program."""
+        for _, v in named:
+            for t in (v if isinstance(v, (list, tuple)) else [v]):
+                if isinstance(t, torch.Tensor) and \
+                        (not self.known(t) or self._version(t) not in self.consts):
+                    return False
+        return True
 
     def known(self, t):
         return storage_ptr(t) in self.storages
@@ -186,6 +210,8 @@ class Recorder(TorchDispatchMode):
         max_data (always for constants).  own: the program's own name for
         it, when name is the reference's (dtrace-cuda --kernelbench)."""
         tid = self.tensor_id(t, fresh=not self.known(t))
+        if role == "constant":
+            self.consts.add(self._version(t))
         rec = {"t": "tinput", "tensor": tid, "role": role, "name": name}
         if own is not None:
             rec["own"] = own
@@ -261,19 +287,44 @@ class Recorder(TorchDispatchMode):
 
     # ---- the mode --------------------------------------------------------
 
+    def __enter__(self):
+        # Printing a tensor (repr, str, an error message that shows the
+        # arguments) runs aten ops, .item() among them: they are not the
+        # program's, so they run unrecorded.
+        import torch._tensor_str as ts
+        self._str = ts._str
+
+        def quiet_str(*args, _str=ts._str, **kwargs):
+            busy, self.busy = self.busy, True
+            try:
+                return _str(*args, **kwargs)
+            finally:
+                self.busy = busy
+        ts._str = quiet_str
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        import torch._tensor_str as ts
+        ts._str = self._str
+        return super().__exit__(*exc)
+
     def _check_supported(self, func, named):
+        """Raises Unsupported for an op dirigo cannot model; returns True
+        for a random op (its results are fresh inputs), else False.  A
+        data-dependent op on constants only (.item() of a tensor made from
+        literals and shapes) is a constant of the trace: supported."""
         base = func._schema.name.split("::")[-1]
         name = op_name(func)
+        if base in DATA_DEPENDENT_OPS and not self._constant_operands(named):
+            raise Unsupported(name, "data-dependent op '%s'" % name)
         if base in RANDOM_OPS:
-            raise Unsupported(name, "random op '%s'" % name)
+            return True
         if base in DROPOUT_OPS:
             vals = {a.name: v for a, v in named}
             p = vals.get("p", 0.0) or 0.0
             train = vals.get("train", vals.get("training", True))
-            if train and p > 0:
-                raise Unsupported(name, "random op '%s' (dropout with p=%g in training mode)" % (name, p))
-        if base in DATA_DEPENDENT_OPS:
-            raise Unsupported(name, "data-dependent op '%s'" % name)
+            return bool(train and p > 0)
+        return False
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -282,8 +333,8 @@ class Recorder(TorchDispatchMode):
         self.sync()
         schema = func._schema
         named = self._arguments(schema, args, kwargs)
-        self._check_supported(func, named)
         enc = [self._encode(a.name, str(a.type), v) for a, v in named]
+        random = self._check_supported(func, named)
         self.busy = True
         if self.link is not None:
             self.link.suppress(1)
@@ -295,12 +346,15 @@ class Recorder(TorchDispatchMode):
                 self.link.suppress(-1)
         self.busy = True
         try:
-            self._record(func, schema, named, enc, result)
+            self._record(func, schema, named, enc, result, random)
         finally:
             self.busy = False
         return result
 
-    def _record(self, func, schema, named, enc, result):
+    def _record(self, func, schema, named, enc, result, random=False):
+        # Results of an op on constants only are constants (judged before
+        # the in-place writes below make new versions).
+        const = not random and self._constant_operands(named)
         # Storages written in place: one new version each.
         mutated = []
         bumped = set()
@@ -326,9 +380,16 @@ class Recorder(TorchDispatchMode):
                 continue
             ret = schema.returns[i] if i < len(schema.returns) else schema.returns[-1]
             alias = ret.alias_info is not None and self.known(r)
-            outs.append(self.tensor_id(r, fresh=not alias))
+            outs.append(self.tensor_id(r, fresh=not alias, data=random))
         rec = {"t": "op", "seq": self.seq, "op": op_name(func), "args": enc, "outs": outs}
         if mutated:
-            rec["mutated"] = [{"arg": n, "tensor": self.tensor_id(t)} for n, t in mutated]
+            rec["mutated"] = [{"arg": n, "tensor": self.tensor_id(t, data=random)}
+                              for n, t in mutated]
+        if random:
+            rec["random"] = True
+        if const:
+            for r in results + [t for _, t in mutated]:
+                if isinstance(r, torch.Tensor):
+                    self.consts.add(self._version(r))
         self.seq += 1
         self.write(rec)

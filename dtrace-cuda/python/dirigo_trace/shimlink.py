@@ -6,7 +6,8 @@ Through it the recorder writes its records into the runtime's trace (one
 stream, in program order), tells the runtime where each torch storage
 lives (so that a kernel argument pointing into a tensor is recorded as
 {"storage": id, "off": bytes}), silences the runtime while a torch op runs,
-and learns which storages kernels were given (they get new versions).
+and learns which storages launches, copies and memsets reached (they get
+new versions, one per event).
 """
 import ctypes
 
@@ -53,7 +54,8 @@ class ShimLink:
         self._suppress(delta)
 
     def written(self):
-        """Storage ids that launches were given since the last call."""
+        """Storage ids written since the last call: one entry per launch
+        given a pointer into the storage, and per copy or memset into it."""
         out = []
         while True:
             n = self._written(self._buf, len(self._buf))

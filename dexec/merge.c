@@ -1,0 +1,389 @@
+/*
+ * merge.c: branches on data whose arms rejoin.  A bundle splits on a
+ * condition over tid/ctaid (exec.c), but a condition over loaded data has
+ * no thread set to split on: the bundle runs both arms in turn instead,
+ * the fall-through arm first, then the taken one, and where they rejoin
+ * (the immediate post-dominator of the branch) each register becomes
+ * ite(cond, taken value, fall-through value).
+ *
+ * While an arm runs, its data condition (the conjunction of the arm
+ * conditions of every enclosing data branch, dx_arm_cond) guards what the
+ * arm does to memory: stores become guarded stores (mem.c merges the value
+ * with the old one, as for a store predicated on data), and the bounds of
+ * every access are checked for the threads that may take the arm (the
+ * condition is data: it may hold).  Both arms share the bundle's memory:
+ * the second arm sees the first arm's stores, guarded by a condition it
+ * excludes, so a location both arms store to ends as ite(cond, b, a).
+ * A branch on tid/ctaid inside an arm splits the bundle as usual; each
+ * half keeps the arm stack and reaches the join on its own.
+ *
+ * A data branch is merged only when its arms rejoin without a barrier, a
+ * warp operation, an atomic or an exit on the way (each needs the threads
+ * that take the arm, which data does not give), and only when it is not a
+ * loop's exit: a branch reachable again from its own arms before they
+ * rejoin makes the trip count depend on data.  Anything else stays
+ * unsupported and says why.  The control-flow graph and post-dominators
+ * are computed once per launch, at its first data branch.
+ */
+#include "dexec.h"
+
+#include <string.h>
+
+/* Why a data branch cannot be merged (see reason_text). */
+enum why { W_OK = 1, W_LOOP, W_NOJOIN, W_BARRIER, W_WARP, W_ATOMIC, W_EXIT, W_TARGET };
+
+struct dx_merge {
+	unsigned nblk;               /* blocks; block nblk is the exit */
+	unsigned *blk;               /* pc -> block */
+	unsigned *start;             /* block -> first pc (start[nblk] = ninstrs) */
+	int (*succ)[2];              /* block -> successors (-1: none) */
+	int *ipdom;                  /* block -> immediate post-dominator, -1 if none */
+	unsigned char *why;          /* block -> enum why of its last branch, 0 not yet known */
+	unsigned *why_pc;            /* block -> the instruction that blocks the merge */
+};
+
+/* ---- the control-flow graph -------------------------------------------------- */
+
+/* The instruction a branch goes to, or -1. */
+static int target_of(const struct ptx_func *fn, const struct ptx_instr *in)
+{
+	const struct ptx_operand *op = in->nops ? &in->ops[0] : NULL;
+	if (op && op->kind == PO_LABEL && op->imm >= 0 && (uint64_t)op->imm <= fn->ninstrs)
+		return (int)op->imm;
+	return op && op->name ? ptx_label_target(fn, op->name) : -1;
+}
+
+static bool ends_block(enum dx_op op)
+{
+	return op == DO_BRA || op == DO_RET || op == DO_EXIT;
+}
+
+/* Immediate post-dominators by the iterative algorithm of Cooper, Harvey
+ * and Kennedy on the reversed graph, rooted at the exit. */
+static void postdominators(struct dx_merge *m)
+{
+	unsigned n = m->nblk + 1, exitb = m->nblk;
+	/* predecessors, for the depth-first walk of the reversed graph */
+	unsigned *npred = xcalloc(n, sizeof *npred), *pofs = xcalloc(n + 1, sizeof *pofs);
+	for (unsigned b = 0; b < m->nblk; b++)
+		for (int k = 0; k < 2; k++)
+			if (m->succ[b][k] >= 0)
+				npred[m->succ[b][k]]++;
+	for (unsigned b = 0; b < n; b++)
+		pofs[b + 1] = pofs[b] + npred[b];
+	unsigned *pred = xcalloc(pofs[n] + 1, sizeof *pred), *fill = xcalloc(n, sizeof *fill);
+	for (unsigned b = 0; b < m->nblk; b++)
+		for (int k = 0; k < 2; k++)
+			if (m->succ[b][k] >= 0) {
+				unsigned s = (unsigned)m->succ[b][k];
+				pred[pofs[s] + fill[s]++] = b;
+			}
+	/* postorder of the reversed graph from the exit */
+	int *po = xcalloc(n, sizeof *po);            /* block -> postorder number, -1 unreached */
+	unsigned *order = xcalloc(n, sizeof *order), norder = 0;
+	unsigned *stk = xcalloc(n, sizeof *stk), *it = xcalloc(n, sizeof *it), sp = 0;
+	bool *seen = xcalloc(n, sizeof *seen);
+	for (unsigned b = 0; b < n; b++)
+		po[b] = -1;
+	stk[sp++] = exitb;
+	seen[exitb] = true;
+	while (sp) {
+		unsigned b = stk[sp - 1];
+		if (it[b] < npred[b]) {
+			unsigned p = pred[pofs[b] + it[b]++];
+			if (!seen[p]) {
+				seen[p] = true;
+				stk[sp++] = p;
+			}
+			continue;
+		}
+		sp--;
+		po[b] = (int)norder;
+		order[norder++] = b;
+	}
+	for (unsigned b = 0; b < n; b++)
+		m->ipdom[b] = -1;
+	m->ipdom[exitb] = (int)exitb;
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (unsigned i = norder - 1; i-- > 0;) {    /* reverse postorder, root excluded */
+			unsigned b = order[i];
+			int nw = -1;
+			for (int k = 0; k < 2; k++) {
+				int s = m->succ[b][k];
+				if (s < 0 || m->ipdom[s] < 0)
+					continue;
+				if (nw < 0) {
+					nw = s;
+					continue;
+				}
+				int x = s, y = nw;
+				while (x != y) {
+					while (po[x] < po[y])
+						x = m->ipdom[x];
+					while (po[y] < po[x])
+						y = m->ipdom[y];
+				}
+				nw = x;
+			}
+			if (nw != m->ipdom[b]) {
+				m->ipdom[b] = nw;
+				changed = true;
+			}
+		}
+	}
+	free(npred); free(pofs); free(pred); free(fill);
+	free(po); free(order); free(stk); free(it); free(seen);
+}
+
+static struct dx_merge *merge_new(struct dx_launch *L)
+{
+	const struct ptx_func *fn = L->fn;
+	unsigned ni = fn->ninstrs;
+	struct dx_merge *m = xcalloc(1, sizeof *m);
+	bool *lead = xcalloc(ni + 1, sizeof *lead);
+	lead[0] = true;
+	for (unsigned pc = 0; pc < ni; pc++) {
+		enum dx_op op = (enum dx_op)L->ops[pc];
+		if (op == DO_BRA) {
+			int t = target_of(fn, &fn->instrs[pc]);
+			if (t >= 0)
+				lead[t] = true;
+		}
+		if (ends_block(op))
+			lead[pc + 1] = true;
+	}
+	m->blk = xcalloc(ni + 1, sizeof *m->blk);
+	m->start = xcalloc(ni + 2, sizeof *m->start);
+	for (unsigned pc = 0; pc < ni; pc++) {
+		if (lead[pc])
+			m->start[m->nblk++] = pc;
+		m->blk[pc] = m->nblk - 1;
+	}
+	m->blk[ni] = m->nblk;                        /* falling off the end: the exit */
+	m->start[m->nblk] = ni;
+	unsigned n = m->nblk + 1;
+	m->succ = xcalloc(n, sizeof *m->succ);
+	m->ipdom = xcalloc(n, sizeof *m->ipdom);
+	m->why = xcalloc(n, sizeof *m->why);
+	m->why_pc = xcalloc(n, sizeof *m->why_pc);
+	for (unsigned b = 0; b < n; b++)
+		m->succ[b][0] = m->succ[b][1] = -1;
+	for (unsigned b = 0; b < m->nblk; b++) {
+		unsigned last = m->start[b + 1] - 1;
+		const struct ptx_instr *in = &fn->instrs[last];
+		enum dx_op op = (enum dx_op)L->ops[last];
+		int next = (int)m->blk[last + 1];
+		if (op == DO_BRA) {
+			int t = target_of(fn, in);
+			m->succ[b][0] = t < 0 ? (int)m->nblk : (int)m->blk[t];
+			if (in->guard)
+				m->succ[b][1] = next;
+		} else if (op == DO_RET || op == DO_EXIT) {
+			m->succ[b][0] = (int)m->nblk;
+			if (in->guard)
+				m->succ[b][1] = next;
+		} else {
+			m->succ[b][0] = next;
+		}
+	}
+	free(lead);
+	postdominators(m);
+	return m;
+}
+
+void dx_merge_free(struct dx_merge *m)
+{
+	if (!m)
+		return;
+	free(m->blk);
+	free(m->start);
+	free(m->succ);
+	free(m->ipdom);
+	free(m->why);
+	free(m->why_pc);
+	free(m);
+}
+
+/* ---- can a branch be merged? ---------------------------------------------------- */
+
+static enum why blocking(enum dx_op op, const struct ptx_instr *in)
+{
+	switch (op) {
+	case DO_BAR:
+	case DO_BARRIER:
+		return ptx_has_mod(in, "warp") ? W_WARP : W_BARRIER;
+	case DO_SHFL:
+	case DO_VOTE:
+	case DO_ACTIVEMASK:
+		return W_WARP;
+	case DO_ATOM:
+	case DO_RED:
+		return W_ATOMIC;
+	case DO_RET:
+	case DO_EXIT:
+		return W_EXIT;
+	default:
+		return W_OK;
+	}
+}
+
+/* Walks the blocks the arms of block b's branch reach before the join. */
+static void classify(struct dx_launch *L, struct dx_merge *m, unsigned b, unsigned pc)
+{
+	int j = m->ipdom[b];
+	int t = target_of(L->fn, &L->fn->instrs[pc]);
+	m->why_pc[b] = pc;
+	if (t < 0) {
+		m->why[b] = W_TARGET;
+		return;
+	}
+	if ((unsigned)t <= pc) {
+		m->why[b] = W_LOOP;
+		return;
+	}
+	if (j < 0 || (unsigned)j == m->nblk) {
+		m->why[b] = W_NOJOIN;
+		return;
+	}
+	unsigned n = m->nblk + 1, sp = 0;
+	bool *seen = xcalloc(n, sizeof *seen);
+	unsigned *stk = xcalloc(n, sizeof *stk);
+	enum why w = W_OK;
+	unsigned wpc = pc;
+	seen[j] = true;
+	for (int k = 0; k < 2; k++)
+		if (m->succ[b][k] >= 0 && !seen[m->succ[b][k]]) {
+			seen[m->succ[b][k]] = true;
+			stk[sp++] = (unsigned)m->succ[b][k];
+		}
+	while (sp && w == W_OK) {
+		unsigned x = stk[--sp];
+		if (x == b || x == m->nblk) {
+			w = x == b ? W_LOOP : W_NOJOIN;
+			break;
+		}
+		for (unsigned i = m->start[x]; i < m->start[x + 1] && w == W_OK; i++)
+			if ((w = blocking((enum dx_op)L->ops[i], &L->fn->instrs[i])) != W_OK)
+				wpc = i;
+		for (int k = 0; k < 2; k++) {
+			int s = m->succ[x][k];
+			if (s >= 0 && !seen[s]) {
+				seen[s] = true;
+				stk[sp++] = (unsigned)s;
+			}
+		}
+	}
+	free(seen);
+	free(stk);
+	m->why[b] = (unsigned char)w;
+	m->why_pc[b] = wpc;
+}
+
+static int refuse(struct dx_launch *L, const struct ptx_instr *in, enum why w, unsigned wpc)
+{
+	static const char *const what[] = {
+		[W_BARRIER] = "a barrier", [W_WARP] = "a warp operation", [W_ATOMIC] = "an atomic",
+		[W_EXIT] = "an exit",
+	};
+	const struct ptx_instr *at = &L->fn->instrs[wpc];
+	const char *src = dx_src(L, at);
+	switch (w) {
+	case W_LOOP:
+		return dx_unsupported(L, in, "loop exit depends on data",
+		                      "a loop whose exit depends on loaded data");
+	case W_NOJOIN:
+		return dx_unsupported(L, in, "data-dependent branch",
+		                      "a branch on loaded data whose arms do not rejoin");
+	case W_TARGET:
+		return dx_unsupported(L, in, "indirect branch", "a branch without a label target");
+	default:
+		return dx_unsupported(L, in, "data-dependent branch",
+		                      "a branch on loaded data whose arms reach %s (%s at PTX line %u%s%s) "
+		                      "before they rejoin",
+		                      what[w], dx_instr_name(L, at), at->line, src ? ", " : "", src ? src : "");
+	}
+}
+
+/* ---- running the arms ------------------------------------------------------------- */
+
+const struct expr *dx_arm_cond(const struct dx_bundle *b)
+{
+	return b->arm ? b->arm->dcond : NULL;
+}
+
+static const struct expr **snapshot(struct dx_launch *L, const struct expr *const *regs)
+{
+	size_t n = L->fn->nregs ? L->fn->nregs : 1;
+	const struct expr **s = ARENA_NEWN(&L->a, const struct expr *, n);
+	memcpy(s, regs, L->fn->nregs * sizeof *s);
+	return s;
+}
+
+static const struct expr *and_up(struct dx_launch *L, const struct dx_arm *up, const struct expr *c)
+{
+	return up ? e_and(L->cx, up->dcond, c) : c;
+}
+
+int dx_merge_branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+                    const struct expr *g)
+{
+	if (!L->merge)
+		L->merge = merge_new(L);
+	struct dx_merge *m = L->merge;
+	unsigned pc = b->pc, blk = m->blk[pc];
+	if (!m->why[blk])
+		classify(L, m, blk, pc);
+	if (m->why[blk] != W_OK)
+		return refuse(L, in, (enum why)m->why[blk], m->why_pc[blk]);
+	struct dx_arm *a = ARENA_NEW(&L->a, struct dx_arm);
+	*a = (struct dx_arm){
+		.up = b->arm, .join = m->start[m->ipdom[blk]], .other = (unsigned)target_of(L->fn, in),
+		.cond = g, .dcond = and_up(L, b->arm, e_not(L->cx, g)), .saved = snapshot(L, b->regs),
+		.second = false, .in = in,
+	};
+	b->arm = a;
+	b->pc = pc + 1;                  /* the fall-through arm first */
+	return 0;
+}
+
+/* The bundle reached the join of its innermost data branch: on to the
+ * taken arm, or both arms done and merged. */
+static int join(struct dx_launch *L, struct dx_bundle *b)
+{
+	const struct dx_arm *a = b->arm;
+	size_t n = L->fn->nregs;
+	if (!a->second) {
+		struct dx_arm *t = ARENA_NEW(&L->a, struct dx_arm);
+		*t = *a;
+		t->second = true;
+		t->dcond = and_up(L, a->up, a->cond);
+		t->saved = snapshot(L, b->regs);         /* what the fall-through arm left */
+		memcpy(b->regs, a->saved, n * sizeof *b->regs);
+		b->arm = t;
+		b->pc = a->other;
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct expr *f = a->saved[i], *t = b->regs[i];
+		if (f == t)
+			continue;
+		if (!f)
+			f = e_undef(L->cx, t->sort);
+		else if (!t)
+			t = e_undef(L->cx, f->sort);
+		else if (f->sort != t->sort && !(f = dx_coerce(L, a->in, f, t->sort)))
+			return -1;
+		b->regs[i] = e_ite(L->cx, a->cond, t, f);
+	}
+	b->arm = a->up;
+	return 0;
+}
+
+int dx_merge_join(struct dx_launch *L, struct dx_bundle *b)
+{
+	while (b->arm && b->pc == b->arm->join)
+		if (join(L, b) < 0)
+			return -1;
+	return 0;
+}

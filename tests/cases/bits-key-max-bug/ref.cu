@@ -1,0 +1,1 @@
+#include "../common/rowmax_ref.cu"

@@ -1,0 +1,1 @@
+#include "../const-table/ref.cu"

@@ -1,0 +1,1 @@
+#include "../opaque-partial/ref.cu"

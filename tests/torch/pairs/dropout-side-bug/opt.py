@@ -1,0 +1,22 @@
+# The first output forgets the relu: a bug at every negative input, found
+# although the second output goes through dropout (random).
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.drop = nn.Dropout(0.5)
+
+    def forward(self, x):
+        y = x * 2.0
+        return y, self.drop(y)
+
+
+def get_inputs():
+    return [torch.randn(4, 8)]
+
+
+def get_init_inputs():
+    return []

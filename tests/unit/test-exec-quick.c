@@ -1,0 +1,284 @@
+/*
+ * test-exec-quick.c: thread conditions decided without the solver
+ * (dexec/quick.c, dexec/affine.c), against the truth: every thread tried
+ * by the evaluator on small launches, the solver on large ones.  The
+ * affine prover may only ever say "empty" when no thread satisfies the
+ * condition; the quick decision must equal the solver's answer.  Random
+ * conditions are built from what nvcc's index arithmetic looks like:
+ * affine combinations, sign and zero extensions, division, remainder and
+ * masks by constants (signed division by 2^k with its sign fix-up), and
+ * comparisons joined by and, or and not.
+ */
+#include "dx-harness.h"
+
+struct rng { uint64_t s; };
+
+static uint32_t rnd(struct rng *r, uint32_t n)
+{
+	r->s = r->s * 6364136223846793005ull + 1442695040888963407ull;
+	return n ? (uint32_t)((r->s >> 33) % n) : 0;
+}
+
+static const struct expr *c32(struct ectx *cx, uint64_t v) { return e_bv(cx, v, 32); }
+
+/* A 32-bit index expression over the coordinates. */
+static const struct expr *gen_idx(struct ectx *cx, struct rng *r, int depth)
+{
+	unsigned k = depth <= 0 ? rnd(r, 3) : rnd(r, 11);
+	const struct expr *a, *b;
+	switch (k) {
+	case 0: return e_tid(cx, rnd(r, 2));
+	case 1: return e_ctaid(cx, rnd(r, 2));
+	case 2: return c32(cx, rnd(r, 40));
+	case 3:
+	case 4:
+		a = gen_idx(cx, r, depth - 1);
+		b = gen_idx(cx, r, depth - 1);
+		return e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, a, c32(cx, 1 + rnd(r, 17))), b);
+	case 5:
+		return e_op2(cx, EOP_SUB, gen_idx(cx, r, depth - 1), gen_idx(cx, r, depth - 1));
+	case 6:
+		return e_op2(cx, rnd(r, 2) ? EOP_UDIV : EOP_UREM, gen_idx(cx, r, depth - 1), c32(cx, 1 + rnd(r, 9)));
+	case 7:
+		return e_op2(cx, rnd(r, 2) ? EOP_LSHR : EOP_ASHR, gen_idx(cx, r, depth - 1), c32(cx, rnd(r, 4)));
+	case 8:
+		return e_op2(cx, EOP_AND, gen_idx(cx, r, depth - 1),
+		             c32(cx, rnd(r, 2) ? (1u << rnd(r, 5)) - 1 : (uint32_t)-(1 << rnd(r, 5))));
+	case 9: {
+		/* nvcc's signed division by 2^s: (x + ((x >> 31) >>u (32 - s))) >> s */
+		a = gen_idx(cx, r, depth - 1);
+		unsigned s = 1 + rnd(r, 4);
+		const struct expr *fix = e_op2(cx, EOP_LSHR, e_op2(cx, EOP_ASHR, a, c32(cx, 31)), c32(cx, 32 - s));
+		return e_op2(cx, EOP_ASHR, e_op2(cx, EOP_ADD, a, fix), c32(cx, s));
+	}
+	default:
+		return e_op2(cx, rnd(r, 2) ? EOP_SMIN : EOP_UMAX, gen_idx(cx, r, depth - 1), gen_idx(cx, r, depth - 1));
+	}
+}
+
+static const struct expr *gen_cmp(struct ectx *cx, struct rng *r)
+{
+	static const enum eop ops[] = { EOP_ULT, EOP_ULE, EOP_SLT, EOP_SLE, EOP_EQ };
+	const struct expr *a = gen_idx(cx, r, 2), *b = rnd(r, 3) ? c32(cx, rnd(r, 300)) : gen_idx(cx, r, 1);
+	if (rnd(r, 3) == 0) {
+		/* a 64-bit byte offset, as addresses are */
+		a = e_op2(cx, EOP_MUL, e_resize(cx, a, 64, rnd(r, 2)), e_bv(cx, 4, 64));
+		b = e_bv(cx, rnd(r, 2000), 64);
+	}
+	const struct expr *c = e_op2(cx, ops[rnd(r, 5)], a, b);
+	return rnd(r, 4) == 0 ? e_not(cx, c) : c;
+}
+
+static const struct expr *gen_cond(struct ectx *cx, struct rng *r, int depth)
+{
+	if (depth <= 0 || rnd(r, 3) == 0)
+		return gen_cmp(cx, r);
+	const struct expr *a = gen_cond(cx, r, depth - 1), *b = gen_cond(cx, r, depth - 1);
+	switch (rnd(r, 4)) {
+	case 0: return e_or(cx, a, b);
+	case 1: return e_not(cx, e_and(cx, a, b));
+	default: return e_and(cx, a, b);
+	}
+}
+
+static void launch_init(struct dx_launch *L, uint32_t bx, uint32_t by, uint32_t gx, uint32_t gy)
+{
+	memset(L, 0, sizeof *L);
+	L->cx = ectx_new();
+	L->geom = (struct smt_geom){ { bx, by, 1 }, { gx, gy, 1 } };
+}
+
+/* Does some thread satisfy c?  Every thread tried. */
+static bool truth(struct dx_launch *L, const struct expr *c, bool *undef)
+{
+	uint32_t t[3] = { 0, 0, 0 }, b[3] = { 0, 0, 0 };
+	*undef = false;
+	for (b[1] = 0; b[1] < L->geom.nctaid[1]; b[1]++)
+		for (b[0] = 0; b[0] < L->geom.nctaid[0]; b[0]++)
+			for (t[1] = 0; t[1] < L->geom.ntid[1]; t[1]++)
+				for (t[0] = 0; t[0] < L->geom.ntid[0]; t[0]++) {
+					struct evalue v;
+					const struct expr *x = e_at_thread(L->cx, c, t, b);
+					if (!e_eval(x, EM_EXACT, NULL, NULL, &v) || v.undef) {
+						*undef = true;
+						return false;
+					}
+					if (v.b)
+						return true;
+				}
+	return false;
+}
+
+static bool holds_at(struct dx_launch *L, const struct expr *c, const uint32_t t[3], const uint32_t b[3])
+{
+	struct evalue v;
+	return e_eval(e_at_thread(L->cx, c, t, b), EM_EXACT, NULL, NULL, &v) && !v.undef && v.b;
+}
+
+/* Random conditions on a launch small enough to try every thread. */
+static void test_random_small(void)
+{
+	struct dx_launch L;
+	launch_init(&L, 8, 4, 5, 3);
+	struct rng r = { 12345 };
+	int wrong_unsat = 0, wrong_quick = 0, bad_witness = 0, proven = 0, empty = 0, n = 3000;
+	for (int i = 0; i < n; i++) {
+		const struct expr *c = gen_cond(L.cx, &r, 3);
+		bool undef, t = truth(&L, c, &undef);
+		if (undef)
+			continue;
+		if (!t)
+			empty++;
+		if (dx_affine_unsat(&L, c)) {
+			proven++;
+			if (t) {
+				wrong_unsat++;
+				struct arena a;
+				arena_init(&a);
+				printf("# affine says empty, but a thread satisfies: %s\n", e_print(&a, c, 400));
+				arena_release(&a);
+			}
+		}
+		uint32_t tid[3], ctaid[3];
+		int q = dx_quick_sat(&L, c, tid, ctaid);
+		if (q >= 0 && (q == SMT_SAT) != t)
+			wrong_quick++;
+		if (q == SMT_SAT && !holds_at(&L, c, tid, ctaid))
+			bad_witness++;
+	}
+	ok(wrong_unsat == 0, "affine prover: never 'empty' when a thread satisfies (%d of %d proven, %d empty)",
+	   proven, n, empty);
+	ok(proven > empty / 4, "affine prover: shows a fair share of the empty conditions empty (%d of %d)",
+	   proven, empty);
+	ok(wrong_quick == 0, "quick decisions equal the truth (%d wrong)", wrong_quick);
+	ok(bad_witness == 0, "quick witnesses satisfy the condition (%d bad)", bad_witness);
+	ectx_free(L.cx);
+}
+
+/* Large launches: the solver is the truth. */
+static void test_random_large(void)
+{
+	struct dx_launch L;
+	launch_init(&L, 256, 4, 4096, 64);
+	struct smt *s = smt_new(0, 5000000);
+	struct rng r = { 777 };
+	int wrong = 0, proven = 0, asked = 0;
+	for (int i = 0; i < 300; i++) {
+		const struct expr *c = gen_cond(L.cx, &r, 2);
+		if (!dx_affine_unsat(&L, c))
+			continue;
+		proven++;
+		enum smt_result sr = smt_thread_sat(s, &L.geom, c, NULL, NULL);
+		asked++;
+		if (sr == SMT_SAT)
+			wrong++;
+	}
+	ok(wrong == 0 && proven > 0, "affine prover on a large grid: %d shown empty, %d of them refuted by the "
+	   "solver", proven, wrong);
+	(void)asked;
+	smt_free(s);
+	ectx_free(L.cx);
+}
+
+/* The bounds of nvcc's index arithmetic, each a query that used to go to
+ * the solver. */
+static void test_bounds(void)
+{
+	struct dx_launch L;
+	struct ectx *cx;
+	/* i = 256*ctaid.x + tid.x; if (i < n) out[i]: never past 4n bytes,
+	 * with a grid overhanging n */
+	launch_init(&L, 256, 1, 40, 1);
+	cx = L.cx;
+	const struct expr *i = e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_ctaid(cx, 0), c32(cx, 256)), e_tid(cx, 0));
+	const struct expr *dom = e_op2(cx, EOP_SLT, i, c32(cx, 10000));
+	const struct expr *off = e_op2(cx, EOP_MUL, e_resize(cx, i, 64, true), e_bv(cx, 4, 64));
+	const struct expr *past = e_op2(cx, EOP_ULT, e_bv(cx, 40000, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64)));
+	const struct expr *neg = e_op2(cx, EOP_SLT, off, e_bv(cx, 0, 64));
+	ok(dx_affine_unsat(&L, e_and(cx, dom, e_or(cx, neg, past))), "guarded 1-D access within bounds");
+	const struct expr *past2 = e_op2(cx, EOP_ULT, e_bv(cx, 39996, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64)));
+	ok(!dx_affine_unsat(&L, e_and(cx, dom, past2)), "one element short: not shown empty");
+	ok(!dx_affine_unsat(&L, past), "unguarded overhang: not shown empty");
+	ectx_free(cx);
+
+	/* conv-like: idx over n*c*h*w outputs split by division and remainder */
+	launch_init(&L, 256, 1, 1024, 1);
+	cx = L.cx;
+	const uint32_t W = 30, H = 30, C = 16, N = 16;   /* outputs: 230400 <= 1024*256 */
+	i = e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_ctaid(cx, 0), c32(cx, 256)), e_tid(cx, 0));
+	dom = e_op2(cx, EOP_SLT, i, c32(cx, N * C * H * W));
+	const struct expr *ow = e_op2(cx, EOP_UREM, i, c32(cx, W));
+	const struct expr *oh = e_op2(cx, EOP_UREM, e_op2(cx, EOP_UDIV, i, c32(cx, W)), c32(cx, H));
+	const struct expr *n = e_op2(cx, EOP_UDIV, i, c32(cx, C * H * W));
+	/* input (n, c=C-1, oh+2, ow+2) of an (N, C, H+2, W+2) tensor: the
+	 * last output reads the last input element */
+	const struct expr *in = e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_op2(cx, EOP_ADD,
+	                        e_op2(cx, EOP_MUL, e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, n, c32(cx, C)), c32(cx, C - 1)),
+	                              c32(cx, H + 2)), e_op2(cx, EOP_ADD, oh, c32(cx, 2))), c32(cx, W + 2)),
+	                        e_op2(cx, EOP_ADD, ow, c32(cx, 2)));
+	off = e_op2(cx, EOP_MUL, e_resize(cx, in, 64, true), e_bv(cx, 4, 64));
+	uint64_t bytes = 4ull * N * C * (H + 2) * (W + 2);
+	past = e_op2(cx, EOP_ULT, e_bv(cx, bytes, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64)));
+	neg = e_op2(cx, EOP_SLT, off, e_bv(cx, 0, 64));
+	ok(dx_affine_unsat(&L, e_and(cx, dom, e_or(cx, neg, past))), "conv input access within bounds");
+	past = e_op2(cx, EOP_ULT, e_bv(cx, bytes - 4, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64)));
+	ok(!dx_affine_unsat(&L, e_and(cx, dom, past)), "conv input access in a buffer one element short: not empty");
+	ectx_free(cx);
+
+	/* a shared tile index: r = i / 32, c = i % 32 with i = 16*ty + tx + 256*k
+	 * (nvcc's signed division), sA[r][c] of a [32][34] tile */
+	launch_init(&L, 16, 16, 64, 64);
+	cx = L.cx;
+	for (unsigned k = 0; k < 4; k++) {
+		const struct expr *li = e_op2(cx, EOP_ADD, e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_tid(cx, 1), c32(cx, 16)),
+		                                                 e_tid(cx, 0)), c32(cx, 256 * k));
+		const struct expr *fix = e_op2(cx, EOP_LSHR, e_op2(cx, EOP_ASHR, li, c32(cx, 31)), c32(cx, 27));
+		const struct expr *sum = e_op2(cx, EOP_ADD, li, fix);
+		const struct expr *row = e_op2(cx, EOP_ASHR, sum, c32(cx, 5));
+		const struct expr *col = e_op2(cx, EOP_SUB, li, e_op2(cx, EOP_AND, sum, c32(cx, (uint32_t)-32)));
+		const struct expr *so = e_op2(cx, EOP_MUL, e_resize(cx, e_op2(cx, EOP_ADD,
+		                              e_op2(cx, EOP_MUL, row, c32(cx, 34)), col), 64, true), e_bv(cx, 4, 64));
+		past = e_op2(cx, EOP_ULT, e_bv(cx, 4 * 32 * 34, 64), e_op2(cx, EOP_ADD, so, e_bv(cx, 4, 64)));
+		if (!ok(dx_affine_unsat(&L, past), "tile element %u within the shared tile", k))
+			break;
+	}
+	ectx_free(cx);
+}
+
+/* A pair query as the race check asks it: two different threads of a
+ * block writing s[16*ty + tx] never overlap. */
+static void test_pairs(void)
+{
+	struct dx_launch L;
+	launch_init(&L, 16, 16, 8, 8);
+	struct ectx *cx = L.cx;
+	const struct expr *t2[2] = { e_var(cx, DX_T2VAR(0), SORT_BV(32)), e_var(cx, DX_T2VAR(1), SORT_BV(32)) };
+	const struct expr *a1 = e_op2(cx, EOP_MUL, e_resize(cx, e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_tid(cx, 1),
+	                              c32(cx, 16)), e_tid(cx, 0)), 64, false), e_bv(cx, 4, 64));
+	const struct expr *a2 = e_op2(cx, EOP_MUL, e_resize(cx, e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, t2[1],
+	                              c32(cx, 16)), t2[0]), 64, false), e_bv(cx, 4, 64));
+	const struct expr *ov = e_and(cx, e_op2(cx, EOP_ULT, a1, e_op2(cx, EOP_ADD, a2, e_bv(cx, 4, 64))),
+	                              e_op2(cx, EOP_ULT, a2, e_op2(cx, EOP_ADD, a1, e_bv(cx, 4, 64))));
+	const struct expr *same = e_and(cx, e_op2(cx, EOP_EQ, e_tid(cx, 0), t2[0]), e_op2(cx, EOP_EQ, e_tid(cx, 1), t2[1]));
+	const struct expr *bnd = e_and(cx, e_op2(cx, EOP_ULT, t2[0], c32(cx, 16)), e_op2(cx, EOP_ULT, t2[1], c32(cx, 16)));
+	const struct expr *c = e_and(cx, e_and(cx, ov, e_not(cx, same)), bnd);
+	ok(dx_affine_unsat(&L, c), "s[16*ty + tx]: two threads never overlap");
+	ok(dx_quick_sat(&L, c, NULL, NULL) == SMT_UNSAT, "the quick decision agrees");
+	/* s[tx] (ty ignored): threads of different rows collide */
+	const struct expr *b1 = e_op2(cx, EOP_MUL, e_resize(cx, e_tid(cx, 0), 64, false), e_bv(cx, 4, 64));
+	const struct expr *b2 = e_op2(cx, EOP_MUL, e_resize(cx, t2[0], 64, false), e_bv(cx, 4, 64));
+	const struct expr *ov2 = e_and(cx, e_op2(cx, EOP_ULT, b1, e_op2(cx, EOP_ADD, b2, e_bv(cx, 4, 64))),
+	                               e_op2(cx, EOP_ULT, b2, e_op2(cx, EOP_ADD, b1, e_bv(cx, 4, 64))));
+	const struct expr *c2 = e_and(cx, e_and(cx, ov2, e_not(cx, same)), bnd);
+	ok(!dx_affine_unsat(&L, c2), "s[tx] written by every row: not shown empty");
+	ectx_free(cx);
+}
+
+int main(void)
+{
+	test_random_small();
+	test_random_large();
+	test_bounds();
+	test_pairs();
+	return done_testing();
+}
