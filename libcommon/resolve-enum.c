@@ -204,7 +204,8 @@ static struct wtab *build(const struct inv_query *q, struct deadline_check *dl)
 		t->v = NULL;
 		t->len = 0;
 	}
-	qsort(t->v, t->len, sizeof *t->v, went_cmp);
+	if (t->len)                        /* an empty table has no array at all */
+		qsort(t->v, t->len, sizeof *t->v, went_cmp);
 	return t;
 }
 

@@ -2,9 +2,9 @@
  * test-resolve-enum.c: inverting writes by enumeration tables
  * (libcommon/resolve-enum.c) on write sets built by hand, with no solver
  * at all: a global store to element t ^ 1, domains, races, stores that
- * overlap a read, a grid too large to enumerate; shared tiles stored at
- * sA[i / 16][i % 16] (padded rows) by a block loading two elements per
- * thread, read back in a later epoch; the latest epoch wins, and an
+ * overlap a read, a grid too large to enumerate, a write no thread
+ * performs; shared tiles stored at sA[i / 16][i % 16] (padded rows) by a
+ * block loading two elements per thread, read back in a later epoch; the latest epoch wins, and an
  * older store of another size under it no longer matters.  A table left
  * unfinished at the deadline is not kept.
  */
@@ -172,6 +172,12 @@ static void test_global(void)
 	write(&f, b, op2(cx, EOP_ULT, gb, bv32(cx, 256)), addr4(cx, op2(cx, EOP_XOR, gb, bv32(cx, 1))),
 	      e_load(cx, x, ET_F32, addr4(cx, gb)), ET_F32);
 	end_launch(&f, l4, 0);
+	/* non-affine, and no thread's domain holds: an empty table */
+	uint32_t l5 = launch(&f, 1, 64, "none");
+	uint32_t nv = launch_value(&f, 1024, l5);
+	write(&f, nv, op2(cx, EOP_ULT, bv32(cx, 1000), tid(cx)), addr4(cx, op2(cx, EOP_XOR, tid(cx), bv32(cx, 1))),
+	      e_load(cx, x, ET_F32, addr4(cx, tid(cx))), ET_F32);
+	end_launch(&f, l5, 0);
 	ok(sym_state_finish(&f.st, "test", true), "obligation with non-affine global stores is consistent");
 
 	struct resolver *r = resolver_new(&f.st, NULL);       /* no solver */
@@ -198,6 +204,8 @@ static void test_global(void)
 	}
 	double dt = (double)clock() / CLOCKS_PER_SEC - t0;
 	ok(all && dt < 0.5, "100 elements from one table in %.1f ms", dt * 1e3);
+	e = resolve_elem(r, nv, 4 * 3, ET_F32, &info);
+	ok(e && (info.flags & RI_UNINIT), "a write no thread performs: an empty table, never written");
 	resolver_free(r);
 
 	/* the deadline passes while the table of y's write is being made:
