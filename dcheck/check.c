@@ -47,8 +47,9 @@ static const char *problem(const struct checker *c, int prog, const struct resol
 	if (in->flags & RI_RACE) {
 		*res = LR_UNKNOWN;
 		return arena_printf(a, "%s: race in launch %u (%s): threads (%u,%u,%u) of block (%u,%u,%u) "
-		                    "and (%u,%u,%u) of block (%u,%u,%u) write value %u byte %llu in an order "
-		                    "nothing fixes (different values, or a plain store beside atomics)",
+		                    "and (%u,%u,%u) of block (%u,%u,%u) touch value %u byte %llu in an order "
+		                    "nothing fixes (stores of different values, a plain store beside atomics, "
+		                    "or a load beside another thread's store)",
 		                    pname, in->race_launch,
 		                    ob->launches.items[in->race_launch].kernel,
 		                    in->race_tid[0][0], in->race_tid[0][1], in->race_tid[0][2],

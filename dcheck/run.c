@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#define WORKER_STACK ((size_t)1 << 30)   /* bytes of stack a worker thread may use */
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -476,11 +478,18 @@ static void check_all(const struct dcheck_opts *o, const struct sym_state *st, c
 		arena_init(&p.slots[i].a);
 	struct worker *wk = xcalloc(nj, sizeof *wk);
 	p.running = nj;
+	/* Z3 recurses over the terms it is given: a reduction of thousands of
+	 * elements in one chain needs far more than a thread's default 8 MB
+	 * (the stack is reserved, and only what is used is committed) */
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setstacksize(&at, WORKER_STACK);
 	for (unsigned i = 0; i < nj; i++) {
 		wk[i] = (struct worker){ &p, i, 0 };
-		if (pthread_create(&wk[i].th, NULL, work, &wk[i]) != 0)
+		if (pthread_create(&wk[i].th, &at, work, &wk[i]) != 0)
 			die("cannot start a worker thread");
 	}
+	pthread_attr_destroy(&at);
 
 	/* write the results in order */
 	uint64_t decided = 0;

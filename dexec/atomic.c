@@ -437,12 +437,15 @@ static const struct expr *scan_leaf(struct ectx *cx, const struct expr *e, void 
 {
 	struct scan *s = user;
 	(void)cx;
-	if (e->op == EOP_LOAD && !SYM_IS_SHARED_SPACE(e->space))
-		for (size_t i = 0; i < s->L->atom_vins.len; i++)
-			if (s->L->atom_vins.items[i] == e->space) {
-				s->hit = true;
-				s->vin = e->space;
-			}
+	if (e->op != EOP_LOAD || SYM_IS_SHARED_SPACE(e->space))
+		return NULL;
+	/* a load of a buffer the launch stores to names it through its entry (gread.c) */
+	uint32_t v = SYM_IS_GREAD_SPACE(e->space) ? dx_gread_vin(s->L, e) : e->space;
+	for (size_t i = 0; i < s->L->atom_vins.len; i++)
+		if (s->L->atom_vins.items[i] == v) {
+			s->hit = true;
+			s->vin = v;
+		}
 	return NULL;
 }
 

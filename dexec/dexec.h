@@ -15,9 +15,10 @@
  * immediates, special registers, sort coercions), mem.c (parameters,
  * loads, stores, bounds, store-to-load forwarding), atomic.c (atom, red
  * and the compare-and-swap loop idiom), merge.c (branches on data whose
- * arms rejoin), report.c (findings and unsupported records with their
- * messages), opaque.c (opaque values for what has no exact meaning, and
- * their origins).
+ * arms rejoin), gread.c (loads of buffers the launch also writes),
+ * report.c (findings and unsupported records with their messages),
+ * opaque.c (opaque values for what has no exact meaning, and their
+ * origins).
  */
 #ifndef DIRIGO_DEXEC_H
 #define DIRIGO_DEXEC_H
@@ -121,6 +122,7 @@ struct dx_gacc {
 	bool atomic;
 	bool sure;                   /* no data-dependent guard: it happens */
 	const struct ptx_instr *in;
+	uint32_t sub;                /* warp epochs (bar.warp.sync) since the barrier */
 };
 struct dx_merge;                     /* control flow of the kernel, for data branches (merge.c) */
 struct dx_func;                      /* the function a launch executes (prepare.c) */
@@ -191,6 +193,9 @@ struct dx_launch {
 	VEC(struct sym_opaque) opaques;
 	VEC(const struct ptx_instr *) opaque_ins;   /* the instruction of each entry */
 	uint64_t nfresh;             /* reads of special registers without a value */
+
+	/* global loads of buffers the launch writes (gread.c) */
+	struct dx_gread *gr;
 };
 
 /* ---- exec.c ------------------------------------------------------------ */
@@ -294,6 +299,14 @@ int dx_store(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *i
 int dx_forward(struct dx_launch *L, const struct ptx_instr *in, const struct expr *dom,
                const struct dx_store *s, uint32_t vin, const struct expr *off, unsigned size,
                enum etype et, const struct expr *miss, const struct expr **out);
+
+/* dx_forward for a load whose buffer the launch writes: where the
+ * thread's own stores may overlap the load in a way forwarding cannot
+ * follow (some threads' offsets equal, others not), 1 and nothing marked
+ * unsupported: the back-projection decides per thread (gread.c). */
+int dx_forward_soft(struct dx_launch *L, const struct ptx_instr *in, const struct expr *dom,
+                    const struct dx_store *s, uint32_t vin, const struct expr *off, unsigned size,
+                    enum etype et, const struct expr *miss, const struct expr **out);
 
 /* The target of an atomic access of size bytes through address operand
  * aop by the threads of dom (thread-only): shared memory (*shared, *off
@@ -486,6 +499,21 @@ int dx_enum_overlap(struct dx_launch *L, const struct expr *dom1, const struct e
  * block in one barrier epoch.  One "global-race" finding at most, and
  * only for accesses that surely happen. */
 void dx_global_race_check(struct dx_launch *L);
+/* The same over the whole grid: e with both coordinates renamed to a
+ * second thread anywhere in the grid; "the second thread is in the
+ * thread's block" (thread: and is the thread itself); e at a concrete
+ * pair; and the pair query (as dx_sat2; t1 NULL: no witness asked). */
+const struct expr *dx_other_grid(struct dx_launch *L, const struct expr *e);
+/* "the second thread is in the thread's warp" (with dx_same2(L, false)). */
+const struct expr *dx_same_warp2(struct dx_launch *L);
+/* A volatile, relaxed, acquire or release access: not a data race with
+ * another such access (PTX memory model: morally strong). */
+bool dx_strong(const struct ptx_instr *in);
+const struct expr *dx_same2(struct dx_launch *L, bool thread);
+const struct expr *dx_at_pair(struct dx_launch *L, const struct expr *e, const uint32_t t1[3],
+                              const uint32_t c1[3], const uint32_t t2[3], const uint32_t c2[3]);
+enum smt_result dx_sat_grid2(struct dx_launch *L, const struct expr *cond, uint32_t t1[3],
+                             uint32_t c1[3], uint32_t t2[3], uint32_t c2[3]);
 /* Thread-pair queries: e with its threads renamed to a second thread of
  * the same block (TID leaves become variables bounded by the block), and
  * the witness of a pair condition made with it.  dx_sat2 returns as
@@ -496,6 +524,33 @@ enum smt_result dx_sat2(struct dx_launch *L, const struct expr *cond,
 /* The linear thread index in the block and the warp of a thread. */
 const struct expr *dx_lin_tid(struct dx_launch *L, const struct expr *tx, const struct expr *ty,
                               const struct expr *tz);
+
+/* ---- gread.c: global loads of buffers the launch writes -------------------- */
+
+struct dx_gread;
+/* May the launch store to value vin (through a pointer argument)?  A
+ * static look at the kernel (which parameters' pointers can reach a
+ * store address), made once; *vout is the value the launch writes. */
+bool dx_gread_may_write(struct dx_launch *L, uint32_t vin, uint32_t *vout);
+/* What bundle b reads at byte offset off of buffer vin (written as vout)
+ * as et, for the threads of dom (thread-only; sure: no data guard): the
+ * thread's own stores forwarded, or a LOAD leaf of SYM_GREAD_SPACE
+ * settled when the launch ends.  NULL after dx_unsupported. */
+const struct expr *dx_gread_load(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+                                 const struct expr *dom, uint32_t vin, uint32_t vout,
+                                 const struct expr *off, enum etype et, bool sure);
+/* After execution: settles every read (the buffer before the launch or
+ * the thread's own store where no other thread's store can reach the
+ * location; else the leaf stays for the back-projection, and a pair of
+ * threads shown to race is a "global-race" finding) and rewrites the
+ * write set.  0 or -1 (unsupported). */
+int dx_gread_finish(struct dx_launch *L);
+/* The table of the reads left (the record's "reads"). */
+const struct sym_gread *dx_greads(const struct dx_launch *L, uint32_t *n);
+/* The value read by a SYM_GREAD_SPACE leaf e of this launch (NO_VALUE if
+ * e is none). */
+uint32_t dx_gread_vin(const struct dx_launch *L, const struct expr *e);
+void dx_gread_free(struct dx_gread *g);              /* NULL ok */
 
 /* ---- warp.c: warp primitives (paper 3.3.4) ---------------------------------- */
 

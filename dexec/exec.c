@@ -434,6 +434,8 @@ void dx_launch_run(struct dx_launch *L, const struct obligation *o, uint32_t id,
 	L->phase = "checking the atomic updates";
 	if (!L->unsup && !L->timeout)
 		dx_atomic_finish(L);
+	if (!L->unsup)
+		dx_gread_finish(L);
 	while (L->work.len)
 		bundle_free(L->work.items[--L->work.len]);
 	while (L->waiting.len)
@@ -455,6 +457,7 @@ void dx_launch_release(struct dx_launch *L)
 	VEC_FREE(L->opaque_ins);
 	dx_shared_free(L->sh);
 	dx_merge_free(L->merge);
+	dx_gread_free(L->gr);
 	VEC_FREE(L->writes);
 	VEC_FREE(L->findings);
 	if (L->memo) {

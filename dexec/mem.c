@@ -33,7 +33,8 @@ struct target {
 	const struct ptx_var *var;      /* T_INIT: constant folded from var */
 	uint64_t bytes;                 /* size of what is accessed, for bounds */
 	const struct expr *off;         /* bv64 byte offset */
-	const struct expr *dom;         /* T_SHARED: threads that access */
+	const struct expr *dom;         /* threads that access (loads) */
+	bool data;                      /* loads: under a data-dependent guard */
 };
 
 static enum etype et_for(enum ptx_type t, enum ptx_type reg)
@@ -265,7 +266,7 @@ static int bounds(struct dx_launch *L, const struct ptx_instr *in, const struct 
  * the bundle relates to it for the threads of dom: 0 never overlapping, 1
  * the same offset for all, -1 otherwise (unsupported). */
 static int alias(struct dx_launch *L, const struct ptx_instr *in, const struct expr *dom,
-                 const struct expr *d, unsigned size, unsigned ssize)
+                 const struct expr *d, unsigned size, unsigned ssize, bool soft)
 {
 	struct ectx *cx = L->cx;
 	const struct expr *lo = e_op2(cx, EOP_SLT, e_bv(cx, -(uint64_t)size, 64), d);
@@ -278,6 +279,8 @@ static int alias(struct dx_launch *L, const struct ptx_instr *in, const struct e
 		if (dx_sat(L, e_and(cx, dom, ne), NULL, NULL) == SMT_UNSAT)
 			return 1;
 	}
+	if (soft)
+		return -2;
 	return dx_unsupported(L, in, "load may alias an earlier store",
 	                      "a load that may alias an earlier store of the same thread "
 	                      "at a different offset");
@@ -314,18 +317,22 @@ static int atomic_between(struct dx_launch *L, const struct ptx_instr *in, const
 	return 0;
 }
 
-int dx_forward(struct dx_launch *L, const struct ptx_instr *in, const struct expr *dom,
-               const struct dx_store *s, uint32_t vin, const struct expr *off, unsigned size,
-               enum etype et, const struct expr *miss, const struct expr **out)
+/* dx_forward, and dx_forward_soft when soft (1: undecided). */
+static int forward(struct dx_launch *L, const struct ptx_instr *in, const struct expr *dom,
+                   const struct dx_store *s, uint32_t vin, const struct expr *off, unsigned size,
+                   enum etype et, const struct expr *miss, const struct expr **out, bool soft)
 {
 	struct ectx *cx = L->cx;
 	const struct dx_store *head = s;
+	*out = NULL;
 	for (; s; s = s->next) {
 		if (s->vin != vin || !s->val)
 			continue;
 		const struct expr *d = e_op2(cx, EOP_SUB, off, s->off);
 		if (d->op != EOP_BV) {
-			int a = alias(L, in, dom, d, size, s->size);
+			int a = alias(L, in, dom, d, size, s->size, soft);
+			if (a == -2)
+				return 1;
 			if (a < 0)
 				return -1;
 			if (a == 0)
@@ -335,6 +342,8 @@ int dx_forward(struct dx_launch *L, const struct ptx_instr *in, const struct exp
 		int64_t k = (int64_t)d->u;
 		if (k >= (int64_t)s->size || -k >= (int64_t)size)
 			continue;
+		if ((k != 0 || s->size != size) && soft)
+			return 1;
 		if (k != 0 || s->size != size)
 			return dx_unsupported(L, in, "load overlaps an earlier store",
 			                      "a load that partly overlaps an earlier store of the same thread");
@@ -345,8 +354,9 @@ int dx_forward(struct dx_launch *L, const struct ptx_instr *in, const struct exp
 			return -1;
 		if (s->guard) {
 			const struct expr *older;
-			if (dx_forward(L, in, dom, s->next, vin, off, size, et, miss, &older) < 0)
-				return -1;
+			int r = forward(L, in, dom, s->next, vin, off, size, et, miss, &older, soft);
+			if (r != 0)
+				return r;
 			if (!older)
 				older = miss;
 			v = e_ite(cx, s->guard, v, older);
@@ -354,18 +364,34 @@ int dx_forward(struct dx_launch *L, const struct ptx_instr *in, const struct exp
 		*out = v;
 		return 0;
 	}
-	*out = NULL;
 	return 0;
 }
 
 static const struct expr *init_value(struct dx_launch *L, const struct ptx_instr *in, const struct ptx_var *v,
                                      const struct expr *off, enum etype et);
 
+int dx_forward(struct dx_launch *L, const struct ptx_instr *in, const struct expr *dom,
+               const struct dx_store *s, uint32_t vin, const struct expr *off, unsigned size,
+               enum etype et, const struct expr *miss, const struct expr **out)
+{
+	return forward(L, in, dom, s, vin, off, size, et, miss, out, false);
+}
+
+int dx_forward_soft(struct dx_launch *L, const struct ptx_instr *in, const struct expr *dom,
+                    const struct dx_store *s, uint32_t vin, const struct expr *off, unsigned size,
+                    enum etype et, const struct expr *miss, const struct expr **out)
+{
+	return forward(L, in, dom, s, vin, off, size, et, miss, out, true);
+}
+
 static const struct expr *read_value(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
                                      const struct target *t, const struct expr *off, enum etype et)
 {
 	struct ectx *cx = L->cx;
 	unsigned size = etype_size(et);
+	uint32_t vout;
+	if (t->kind == T_BUF && !t->var && dx_gread_may_write(L, t->vin, &vout))
+		return dx_gread_load(L, b, in, t->dom, t->vin, vout, off, et, !t->data);
 	if (t->kind == T_BUF) {
 		const struct expr *v, *miss = e_load(cx, t->vin, et, off);
 		if (dx_forward(L, in, b->dom, b->stores, t->vin, off, size, et, miss, &v) < 0)
@@ -536,9 +562,10 @@ static int load_at(struct dx_launch *L, struct dx_bundle *b, const struct ptx_in
 	unsigned n = ptx_instr_vec(in), esz = ptx_type_bits(in->type) / 8;
 	struct target t;
 	int r;
+	t.dom = dom;
+	t.data = data;
 	if (sp == PS_SHARED || (sp == PS_GENERIC && dx_shared_addr(L, addr))) {
 		t.kind = T_SHARED;
-		t.dom = dom;
 		if ((r = dx_shared_target(L, in, addr, when, n * esz, false, data, &t.off)) < 0)
 			return -1;
 	} else {
@@ -769,10 +796,12 @@ int dx_store(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *i
 		}
 		const struct expr *o = e_op2(cx, EOP_ADD, t.off, e_bv(cx, (uint64_t)i * esz, 64));
 		if (data) {
-			const struct expr *old, *miss = e_load(cx, t.vin, et, o);
-			if (dx_forward(L, in, b->dom, b->stores, t.vin, o, esz, et, miss, &old) < 0)
+			/* where the guard fails the location keeps what this thread
+			 * would read there (gread.c) */
+			const struct expr *old = dx_gread_load(L, b, in, dom, t.vin, vout, o, et, false);
+			if (!old)
 				return -1;
-			v = e_ite(cx, guard, v, old ? old : miss);
+			v = e_ite(cx, guard, v, old);
 		}
 		struct sym_write w = {
 			.value = vout, .dom = dom, .addr = o, .val = v, .et = et,

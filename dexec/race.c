@@ -207,13 +207,14 @@ void dx_global_access(struct dx_launch *L, struct dx_bundle *b, const struct ptx
                       uint32_t vin, uint32_t vout, const struct expr *dom, const struct expr *off,
                       unsigned size, bool atomic, bool sure)
 {
-	struct dx_gacc a = { vout, vin, dom, off, size, b->epoch, atomic, sure && !e_has_data(dom), in };
+	struct dx_gacc a = { vout, vin, dom, off, size, b->epoch, atomic, sure && !e_has_data(dom), in, b->sub };
 	/* the same access of a bundle split from another is made once */
 	size_t from = L->gacc.len > 64 ? L->gacc.len - 64 : 0;
 	for (size_t i = from; i < L->gacc.len; i++) {
 		const struct dx_gacc *g = &L->gacc.items[i];
 		if (g->vout == vout && g->dom == dom && g->off == off && g->size == size &&
-		    g->epoch == a.epoch && g->atomic == atomic && g->sure == a.sure && g->in == in)
+		    g->epoch == a.epoch && g->atomic == atomic && g->sure == a.sure && g->in == in &&
+		    g->sub == a.sub)
 			return;
 	}
 	VEC_PUSH(L->gacc, a);
@@ -221,10 +222,46 @@ void dx_global_access(struct dx_launch *L, struct dx_bundle *b, const struct ptx
 
 #define GRACE_MAX_QUERIES 256   /* store-atomic pairs asked about per launch */
 
+const struct expr *dx_other_grid(struct dx_launch *L, const struct expr *e)
+{
+	return e_subst(L->cx, e, thread_to_var, NULL);
+}
+
+const struct expr *dx_same_warp2(struct dx_launch *L)
+{
+	return e_op2(L->cx, EOP_EQ, warp_of(L, false), warp_of(L, true));
+}
+
+bool dx_strong(const struct ptx_instr *in)
+{
+	static const char *const mods[] = { "volatile", "relaxed", "acquire", "release", "mmio", NULL };
+	return ptx_instr_mod_of(in, mods) != NULL;
+}
+
+const struct expr *dx_same2(struct dx_launch *L, bool thread)
+{
+	struct ectx *cx = L->cx;
+	const struct expr *c = e_bool(cx, true);
+	for (unsigned d = 0; d < 3; d++) {
+		c = e_and(cx, c, e_op2(cx, EOP_EQ, e_ctaid(cx, d), e_var(cx, C2VAR(d), SORT_BV(32))));
+		if (thread)
+			c = e_and(cx, c, e_op2(cx, EOP_EQ, e_tid(cx, d), e_var(cx, T2VAR(d), SORT_BV(32))));
+	}
+	return c;
+}
+
+const struct expr *dx_at_pair(struct dx_launch *L, const struct expr *e, const uint32_t t1[3],
+                              const uint32_t c1[3], const uint32_t t2[3], const uint32_t c2[3])
+{
+	struct ectx *cx = L->cx;
+	return e_at_thread(cx, e_subst(cx, e_at_thread(cx, e, t1, c1), var_to_tid, NULL), t2, c2);
+}
+
 /* Is there a pair with cond (over the thread and the renamed second
- * thread anywhere in the grid)?  On SAT, both threads. */
-static enum smt_result sat_grid2(struct dx_launch *L, const struct expr *cond, uint32_t t1[3],
-                                 uint32_t c1[3], uint32_t t2[3], uint32_t c2[3])
+ * thread anywhere in the grid)?  On SAT, both threads (t1 NULL: not
+ * asked for). */
+enum smt_result dx_sat_grid2(struct dx_launch *L, const struct expr *cond, uint32_t t1[3],
+                             uint32_t c1[3], uint32_t t2[3], uint32_t c2[3])
 {
 	struct ectx *cx = L->cx;
 	const struct expr *bnd = e_bool(cx, true);
@@ -235,7 +272,7 @@ static enum smt_result sat_grid2(struct dx_launch *L, const struct expr *cond, u
 		                           e_bv(cx, L->geom.nctaid[d], 32)));
 	}
 	enum smt_result r = dx_sat(L, e_and(cx, cond, bnd), t1, c1);
-	if (r != SMT_SAT)
+	if (r != SMT_SAT || !t1)
 		return r;
 	/* the first thread fixed, the second becomes the thread asked for */
 	const struct expr *c = e_subst(cx, e_at_thread(cx, cond, t1, c1), var_to_tid, NULL);
@@ -282,7 +319,7 @@ void dx_global_race_check(struct dx_launch *L)
 		same_thread = e_and(cx, same_thread, e_op2(cx, EOP_EQ, e_tid(cx, d), e_var(cx, T2VAR(d), SORT_BV(32))));
 	for (size_t i = 0; i < L->gacc.len && !L->grace_found; i++) {
 		const struct dx_gacc *p = &L->gacc.items[i];
-		if (p->atomic || !p->sure)
+		if (p->atomic || !p->sure || dx_strong(p->in))
 			continue;
 		for (size_t j = 0; j < L->gacc.len && !L->grace_found; j++) {
 			const struct dx_gacc *a = &L->gacc.items[j];
@@ -299,14 +336,17 @@ void dx_global_race_check(struct dx_launch *L)
 			const struct expr *base = e_and(cx, e_and(cx, p->dom, e_subst(cx, a->dom, thread_to_var, NULL)), ov);
 			uint32_t t1[3], c1[3], t2[3], c2[3];
 			/* threads of two blocks: nothing orders them */
-			if (sat_grid2(L, e_and(cx, base, e_not(cx, same_block)), t1, c1, t2, c2) == SMT_SAT) {
+			if (dx_sat_grid2(L, e_and(cx, base, e_not(cx, same_block)), t1, c1, t2, c2) == SMT_SAT) {
 				grace_report(L, p, a, true, t1, c1, t2, c2);
 				break;
 			}
-			/* two threads of one block in one epoch */
+			/* two threads of one block in one epoch (of one warp: with no
+			 * bar.warp.sync between them either) */
+			const struct expr *one = e_and(cx, same_block, e_not(cx, same_thread));
+			if (p->sub != a->sub)
+				one = e_and(cx, one, e_not(cx, dx_same_warp2(L)));
 			if (p->epoch == a->epoch &&
-			    sat_grid2(L, e_and(cx, base, e_and(cx, same_block, e_not(cx, same_thread))), t1, c1, t2,
-			              c2) == SMT_SAT) {
+			    dx_sat_grid2(L, e_and(cx, base, one), t1, c1, t2, c2) == SMT_SAT) {
 				grace_report(L, p, a, false, t1, c1, t2, c2);
 				break;
 			}

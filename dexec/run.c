@@ -169,6 +169,7 @@ static void run_launch(struct dx_run *r, struct stream_out *w, uint32_t i)
 			.opaques = L.opaques.items, .nopaques = (uint32_t)L.opaques.len,
 		};
 		sw.shared = (struct sym_shwrite *)dx_shared_writes(&L, &sw.nshared, &sw.shared_bytes);
+		sw.reads = (struct sym_gread *)dx_greads(&L, &sw.nreads);
 		sym_write_writes(w, &sw);
 		note("launch %u: kernel '%s': %u bundles, %zu writes, %llu steps, %u conditions decided "
 		     "without the solver, %u with it, %.1f ms", i, l->kernel, L.nbundles, L.writes.len,

@@ -2,7 +2,8 @@
  * gpu.c: --gpu, finding a CUDA device.  The driver library is opened at
  * run time (dlopen of libcuda.so.1), so dreplay builds and runs on
  * machines without a GPU or a driver: there, --gpu says why in one line
- * and dreplay exits 3 (undecided) without replaying on the CPU instead.
+ * (the driver's reason) and dreplay exits 2 without replaying on the CPU
+ * instead.
  * CUDA_VISIBLE_DEVICES= hides every device, as for any CUDA program.
  */
 #include "dreplay.h"

@@ -64,12 +64,13 @@ int main(int argc, char **argv)
 	}
 	if (o.gpu) {
 		/* Checked before reading: without a GPU the run asked for cannot
-		 * happen, and the answer is "undecided", not a CPU replay. */
+		 * happen (trouble, with the driver's reason), and it is not
+		 * silently replaced by a CPU replay. */
 		char msg[256];
 		if (!gpu_probe(msg, sizeof msg)) {
 			warn("--gpu: no GPU to rerun the programs on: %s; without --gpu the witnesses are "
 			     "replayed on the CPU by the PTX interpreter", msg);
-			return close_stdout(EXIT_UNDECIDED);
+			return close_stdout(EXIT_TROUBLE);
 		}
 		/* Not yet: replaying the recorded launches through the driver
 		 * API (see dreplay(1), BUGS).  Say so rather than fall back. */

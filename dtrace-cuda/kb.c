@@ -8,8 +8,16 @@
  * Found through the environment, else next to the executable:
  * DIRIGO_PYTHONPATH (else ../dtrace-cuda/python, ../lib/dirigo/python),
  * DIRIGO_PYTHON (else what dirigo-python in that folder prints,
- * else python3), DIRIGO_EXT_CACHE (else ../build/ext-cache when ../build
- * exists; else the Python side picks ~/.cache/dirigo/ext-cache).
+ * else python3).  The extension cache is the Python side's choice
+ * (dirigo_trace/extcache.py: $DIRIGO_EXT_CACHE, else the user's).
+ *
+ * Without -o, --ref-out or --opt-out both traces go to standard output,
+ * one after the other (dmerge reads concatenated streams).  The two sides
+ * are traced at once, each in a child process, into scratch files
+ * (OUTPUT.part, or one in $TMPDIR), by shape unless --compute
+ * (dirigo_trace/shapes.py), and traced again computing when the trace by
+ * shape stops for values (status 4); only finished traces reach their
+ * place, the reference's first.
  */
 #include "kb.h"
 
@@ -120,6 +128,109 @@ static int worse(int a, int b)
 	return a ? a : b;
 }
 
+/* A scratch file for the trace of a side going to output (NULL: standard
+ * output): OUTPUT.part beside it, else one in $TMPDIR.  NULL on failure. */
+static char *scratch_for(const char *output)
+{
+	if (output) {
+		char *p = xmalloc(strlen(output) + 8);
+		sprintf(p, "%s.part", output);
+		return p;
+	}
+	const char *tmp = getenv("TMPDIR");
+	char *p = xmalloc(strlen(tmp && *tmp ? tmp : "/tmp") + 32);
+	sprintf(p, "%s/dtrace-cuda.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	int fd = mkstemp(p);
+	if (fd < 0) {
+		warn("cannot make a scratch file '%s': %s", p, strerror(errno));
+		free(p);
+		return NULL;
+	}
+	close(fd);
+	return p;
+}
+
+/* Puts the finished trace in scratch where it goes: renamed to output, or
+ * copied to standard output.  Returns false on failure (message). */
+static bool deliver(const char *scratch, const char *output)
+{
+	if (output) {
+		if (rename(scratch, output) != 0) {
+			warn("cannot rename '%s' to '%s': %s", scratch, output, strerror(errno));
+			return false;
+		}
+		return true;
+	}
+	FILE *f = fopen(scratch, "rb");
+	if (!f) {
+		warn("cannot read '%s': %s", scratch, strerror(errno));
+		return false;
+	}
+	char buf[1 << 16];
+	size_t n;
+	bool ok = true;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		if (fwrite(buf, 1, n, stdout) != n) {
+			warn("write error on standard output: %s", strerror(errno));
+			ok = false;
+			break;
+		}
+	if (ferror(f)) {
+		warn("cannot read '%s': %s", scratch, strerror(errno));
+		ok = false;
+	}
+	fclose(f);
+	unlink(scratch);
+	return ok && fflush(stdout) == 0;
+}
+
+/* Traces one side into the file scratch: by shape first unless
+ * kb->compute, and again computing when the trace by shape needs values
+ * (the side exits KB_RETRACE).  argv ends with two free slots for
+ * "--shapes" and NULL.  Returns the side's exit status. */
+static int trace_side(const struct kb *kb, kb_tracer trace, const char *side, char **argv,
+                      int argc, const char *scratch)
+{
+	bool shapes = !kb->compute;
+	int status;
+	for (;;) {
+		argv[argc] = shapes ? "--shapes" : NULL;
+		argv[argc + 1] = NULL;
+		status = trace(kb->shim, kb->gpu, side, argv, scratch, kb->max_data, true);
+		if (status != KB_RETRACE || !shapes)
+			break;
+		note("side '%s' needs values the trace by shape does not compute; tracing it "
+		     "again, computing every torch op", side);
+		shapes = false;
+	}
+	if (status == KB_RETRACE) {
+		warn("the computing trace of '%s' stopped for values it should have (status %d)",
+		     side, KB_RETRACE);
+		status = EXIT_TROUBLE;
+	}
+	return status;
+}
+
+/* Runs trace_side in a child process; its pid, or -1 when it cannot fork. */
+static pid_t trace_side_child(const struct kb *kb, kb_tracer trace, const char *side,
+                              char **argv, int argc, const char *scratch)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(trace_side(kb, trace, side, argv, argc, scratch));
+	return pid;
+}
+
+static int wait_side(pid_t pid)
+{
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return EXIT_TROUBLE;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_TROUBLE;
+}
+
 int kb_trace(const struct kb *kb, kb_tracer trace)
 {
 	int status = EXIT_TROUBLE;
@@ -143,16 +254,6 @@ int kb_trace(const struct kb *kb, kb_tracer trace)
 	if (!(python = find_python(pydir)))
 		goto out;
 	env_prepend("PYTHONPATH", pydir);
-	env = getenv("DIRIGO_EXT_CACHE");
-	if (!env || !*env) {
-		char *build = join(dir, "../build");
-		if (is_dir(build)) {
-			char *cache = join(build, "ext-cache");
-			setenv("DIRIGO_EXT_CACHE", cache, 1);
-			free(cache);
-		}
-		free(build);
-	}
 	for (const char **p = (const char *[]){ kb->ref, kb->opt, NULL }; *p; p++)
 		if (access(*p, R_OK) != 0) {
 			warn("cannot read '%s': %s", *p, strerror(errno));
@@ -165,7 +266,7 @@ int kb_trace(const struct kb *kb, kb_tracer trace)
 		}
 		ref_out = join(kb->dir, "ref.trace");
 		opt_out = join(kb->dir, "opt.trace");
-	} else {
+	} else if (kb->ref_out) {
 		ref_out = xstrdup(kb->ref_out);
 		opt_out = xstrdup(kb->opt_out);
 	}
@@ -177,16 +278,40 @@ int kb_trace(const struct kb *kb, kb_tracer trace)
 		warn("cannot build '%s' (status %d); nothing traced", kb->opt, rc);
 		goto out;
 	}
+	if (kb->build_only) {
+		status = EXIT_OK;
+		goto out;
+	}
 	char maxd[32];
 	snprintf(maxd, sizeof maxd, "%llu", (unsigned long long)kb->max_data);
+	/* The two sides run at once, each in a process of its own, into their
+	 * scratch files; then the traces go where they belong, ref first. */
 	status = EXIT_OK;
 	const char *sides[2] = { "ref", "opt" };
 	const char *outs[2] = { ref_out, opt_out };
+	char *scratch[2] = { NULL, NULL };
+	char *argv[2][13];
+	pid_t pid[2] = { -1, -1 };
+	int st[2] = { EXIT_TROUBLE, EXIT_TROUBLE };
+	int argc = 11;
 	for (int i = 0; i < 2; i++) {
-		char *argv[] = { python, "-m", "dirigo_trace.kernelbench", "trace", (char *)sides[i],
-		                 (char *)kb->ref, (char *)kb->opt, "--seed", (char *)kb->seed,
-		                 "--max-data", maxd, NULL };
-		status = worse(status, trace(kb->shim, kb->gpu, sides[i], argv, outs[i], kb->max_data, true));
+		char *a[13] = { python, "-m", "dirigo_trace.kernelbench", "trace", (char *)sides[i],
+		                (char *)kb->ref, (char *)kb->opt, "--seed", (char *)kb->seed,
+		                "--max-data", maxd, NULL, NULL };
+		memcpy(argv[i], a, sizeof a);
+		if (!(scratch[i] = scratch_for(outs[i])))
+			continue;
+		pid[i] = trace_side_child(kb, trace, sides[i], argv[i], argc, scratch[i]);
+		if (pid[i] < 0)      /* cannot fork: in this process, in turn */
+			st[i] = trace_side(kb, trace, sides[i], argv[i], argc, scratch[i]);
+	}
+	for (int i = 0; i < 2; i++) {
+		if (pid[i] > 0)
+			st[i] = wait_side(pid[i]);
+		if (scratch[i] && !deliver(scratch[i], outs[i]))
+			st[i] = EXIT_TROUBLE;
+		status = worse(status, st[i]);
+		free(scratch[i]);
 	}
 out:
 	free(dir);

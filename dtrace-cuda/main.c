@@ -17,14 +17,15 @@
 
 static const char usage[] =
 	"usage: dtrace-cuda [--name NAME] [--gpu | --no-gpu] [--max-data BYTES] [-o FILE] -- PROGRAM [ARGS...]\n"
-	"       dtrace-cuda --kernelbench [--seed N] [--max-data BYTES]\n"
-	"                   (-o DIR | --ref-out FILE --opt-out FILE) REF.py OPT.py|OPT.cu\n";
+	"       dtrace-cuda --kernelbench [--seed N] [--max-data BYTES] [--compute]\n"
+	"                   [-o DIR | --ref-out FILE --opt-out FILE] REF.py OPT.py|OPT.cu\n"
+	"       dtrace-cuda --kernelbench --build-only REF.py OPT.py|OPT.cu\n";
 
 struct opts {
 	const char *name, *output;
 	uint64_t max_data;
 	int gpu;                  /* 1 --gpu, 0 --no-gpu, -1 unset: see gpu_mode() */
-	bool kernelbench;
+	bool kernelbench, build_only, compute;
 	const char *ref_out, *opt_out, *seed;
 };
 
@@ -37,6 +38,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "gpu", no_argument, NULL, 'G' },
 		{ "max-data", required_argument, NULL, 'm' },
 		{ "kernelbench", no_argument, NULL, 'K' },
+		{ "build-only", no_argument, NULL, 'B' },
+		{ "compute", no_argument, NULL, 'C' },
 		{ "ref-out", required_argument, NULL, 'R' },
 		{ "opt-out", required_argument, NULL, 'P' },
 		{ "seed", required_argument, NULL, 'S' },
@@ -53,6 +56,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'G': o->gpu = 1; break;
 		case 'o': o->output = optarg; break;
 		case 'K': o->kernelbench = true; break;
+		case 'B': o->build_only = true; break;
+		case 'C': o->compute = true; break;
 		case 'R': o->ref_out = optarg; break;
 		case 'P': o->opt_out = optarg; break;
 		case 'S':
@@ -76,12 +81,23 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			fputs(usage, stderr);
 			exit(EXIT_TROUBLE);
 		}
-		if (!o->output == !(o->ref_out && o->opt_out) || (!o->ref_out != !o->opt_out)) {
-			warn("--kernelbench needs -o DIR, or --ref-out and --opt-out");
+		if (!o->ref_out != !o->opt_out || (o->output && o->ref_out)) {
+			warn("--kernelbench takes -o DIR, or --ref-out and --opt-out, or neither "
+			     "(both traces on standard output)");
+			fputs(usage, stderr);
+			exit(EXIT_TROUBLE);
+		}
+		if (o->build_only && (o->output || o->ref_out)) {
+			warn("--build-only writes no trace: it takes no -o, --ref-out or --opt-out");
 			fputs(usage, stderr);
 			exit(EXIT_TROUBLE);
 		}
 		return optind;
+	}
+	if (o->build_only || o->compute) {
+		warn("--%s goes with --kernelbench", o->build_only ? "build-only" : "compute");
+		fputs(usage, stderr);
+		exit(EXIT_TROUBLE);
 	}
 	if (optind >= argc) {
 		warn("no program to run");
@@ -105,6 +121,8 @@ static int report(const struct run *r, bool unsupported)
 		     prog, r->signal, strsignal(r->signal));
 		return EXIT_TROUBLE;
 	}
+	if (unsupported && r->status == KB_RETRACE)
+		return KB_RETRACE;       /* kb.c traces it again, computing */
 	if (unsupported && r->status == EXIT_UNDECIDED) {
 		warn("'%s' is unsupported (see above); the trace is written", prog);
 		return EXIT_UNDECIDED;
@@ -188,7 +206,8 @@ int main(int argc, char **argv)
 	if (o.kernelbench) {
 		struct kb kb = { .ref = argv[first], .opt = argv[first + 1], .dir = o.output,
 		                 .ref_out = o.ref_out, .opt_out = o.opt_out, .seed = o.seed,
-		                 .max_data = o.max_data, .shim = shim, .gpu = gpu };
+		                 .max_data = o.max_data, .shim = shim, .gpu = gpu,
+		                 .build_only = o.build_only, .compute = o.compute };
 		status = kb_trace(&kb, trace_one);
 		free(shim);
 		return close_stdout(status);

@@ -74,6 +74,19 @@ static void put_shwrite(struct stream_out *w, struct etable *t, const struct sym
 	out_map_end(w);
 }
 
+/* One entry of "reads". */
+static void put_gread(struct stream_out *w, const struct sym_gread *x)
+{
+	out_map_begin(w);
+	out_ku64(w, "value", x->value);
+	out_ku64(w, "epoch", x->epoch);
+	out_ku64(w, "seq", x->seq);
+	out_ku64(w, "line", x->line);
+	if (x->src_line)
+		out_ku64(w, "src_line", x->src_line);
+	out_map_end(w);
+}
+
 static void add_write(struct etable *t, const struct sym_write *x)
 {
 	etable_add(t, x->dom);
@@ -157,6 +170,13 @@ void sym_write_writes(struct stream_out *w, const struct sym_writes *r)
 			out_kstr(w, "what", o->what ? o->what : "");
 			out_map_end(w);
 		}
+		out_array_end(w);
+	}
+	if (r->nreads) {
+		out_key(w, "reads");
+		out_array_begin(w);
+		for (uint32_t i = 0; i < r->nreads; i++)
+			put_gread(w, &r->reads[i]);
 		out_array_end(w);
 	}
 	if (nshatom) {
@@ -459,6 +479,41 @@ static bool read_opaques(const struct record *rec, struct sym_writes *r, const s
 	return true;
 }
 
+/* The global reads ("reads"). */
+static bool read_greads(const struct record *rec, struct arena *a, struct sym_gread **out, uint32_t *nout)
+{
+	const msgpack_object *arr;
+	uint32_t n;
+	*out = NULL;
+	*nout = 0;
+	if (!store_array(rec, "reads", &arr, &n))
+		return false;
+	if (!arr)
+		return true;
+	if (n > SYM_GR_MAX) {
+		rec_error(rec, "%u reads, more than %u", n, SYM_GR_MAX);
+		return false;
+	}
+	*out = ARENA_NEWN(a, struct sym_gread, n ? n : 1);
+	*nout = n;
+	for (uint32_t i = 0; i < n; i++) {
+		const msgpack_object *m = &arr[i];
+		uint64_t value, ep, seq, line = 0, src_line = 0;
+		const msgpack_object *sl = obj_get(m, "src_line");
+		if (m->type != MSGPACK_OBJECT_MAP || !obj_u64(obj_get(m, "value"), &value) || value > UINT32_MAX ||
+		    !obj_u64(obj_get(m, "epoch"), &ep) || ep >= SYM_SH_EPOCH_MAX ||
+		    !obj_u64(obj_get(m, "seq"), &seq) || seq > UINT32_MAX ||
+		    !obj_u64(obj_get(m, "line"), &line) || line > UINT32_MAX ||
+		    (sl && (!obj_u64(sl, &src_line) || src_line > UINT32_MAX))) {
+			rec_error(rec, "read %u is malformed (value, epoch, seq, line)", i);
+			return false;
+		}
+		(*out)[i] = (struct sym_gread){ (uint32_t)value, (uint32_t)ep, (uint32_t)seq, (uint32_t)line,
+		                                (uint32_t)src_line };
+	}
+	return true;
+}
+
 bool sym_read_writes(const struct record *rec, struct ectx *cx, struct arena *a, struct sym_writes *r)
 {
 	bool ok = true;
@@ -491,7 +546,8 @@ bool sym_read_writes(const struct record *rec, struct ectx *cx, struct arena *a,
 	       read_wlist(rec, "writes", false, nodes, ne, a, &r->writes, &r->nwrites) &&
 	       read_wlist(rec, "atomics", true, nodes, ne, a, &r->atomics, &r->natomics) &&
 	       read_shared(rec, "shared", false, nodes, ne, a, &r->shared, &r->nshared) &&
-	       read_shared(rec, "shared_atomics", true, nodes, ne, a, &r->shatomics, &r->nshatomics);
+	       read_shared(rec, "shared_atomics", true, nodes, ne, a, &r->shatomics, &r->nshatomics) &&
+	       read_greads(rec, a, &r->reads, &r->nreads);
 }
 
 bool sym_read_finding(const struct record *rec, struct arena *a, struct sym_finding *r)

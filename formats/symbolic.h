@@ -100,6 +100,28 @@ struct sym_opaque {
 #define SYM_OPAQUE_STORE(launch, line) (((uint64_t)(launch) << 32) | 0x80000000u | ((line) & 0x7fffffffu))
 #define SYM_OPAQUE_IS_STORE(tag)    (((tag) & 0x80000000u) != 0)
 
+/* A load of global memory that the launch itself may have written before
+ * it (a buffer it also stores to) is a LOAD leaf whose space names the
+ * launch (SYM_GREAD_SPACE) and whose address packs the byte offset (bits
+ * 0..39) with the index of an entry of the record's "reads" (bits
+ * 40..63): what the reader sees is decided at check time, with the
+ * reader's thread concrete, from the launch's writes to the entry's value
+ * (libcommon/resolve-global.c). */
+#define SYM_GREAD_SPACE(launch)     (0x40000000u | (uint32_t)(launch))
+#define SYM_IS_GREAD_SPACE(space)   (((space) & 0xC0000000u) == 0x40000000u)
+#define SYM_GREAD_LAUNCH(space)     ((space) & 0x3fffffffu)
+#define SYM_GR_OFF_BITS   40        /* offset: bits 0..39; read index: bits 40..63 */
+#define SYM_GR_MAX        (1u << 24)
+#define SYM_GR_CODE(idx)  ((uint64_t)(idx) << SYM_GR_OFF_BITS)
+
+/* One entry of "reads": the reader's place in its thread's history. */
+struct sym_gread {
+	uint32_t value;              /* the value the launch writes (the buffer after it) */
+	uint32_t epoch;              /* block barriers the reader passed */
+	uint32_t seq;                /* stores the reader made before (program order) */
+	uint32_t line, src_line;     /* PTX line (and .cu line, 0 if unknown) of the load */
+};
+
 struct sym_writes {                  /* "writes" */
 	uint32_t launch, prog;
 	const char *kernel;
@@ -122,6 +144,9 @@ struct sym_writes {                  /* "writes" */
 	/* optional: the origins of the opaque values (absent: none) */
 	struct sym_opaque *opaques;
 	uint32_t nopaques;
+	/* optional: global reads resolved at check time (absent: none) */
+	struct sym_gread *reads;
+	uint32_t nreads;
 };
 
 struct sym_finding {                 /* "finding" */

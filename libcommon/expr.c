@@ -516,26 +516,27 @@ static const struct expr *rebuild(struct ectx *cx, const struct expr *e,
 
 /* Post-order rebuild of the DAG below e.  Only nodes whose flags meet
  * `need` are entered (need 0: all).  Iterative: deep DAGs are fine. */
-static const struct expr *subst_walk(struct ectx *cx, const struct expr *e,
-                                     e_leaf_fn fn, void *user, unsigned need)
+static const struct expr *subst_walk_memo(struct ectx *cx, const struct expr *e, e_leaf_fn fn,
+                                          void *user, unsigned need, struct idmap *keep)
 {
 	if (need && !(e->flags & need))
 		return e;
-	struct idmap memo;
-	idmap_init(&memo);
+	struct idmap own, *mp = keep ? keep : &own;
+	if (!keep)
+		idmap_init(&own);
 	VEC(const struct expr *) stack = { 0 };
 	VEC_PUSH(stack, e);
 	const struct expr *argbuf[E_MAX_ARGS];
 	while (stack.len) {
 		const struct expr *x = stack.items[stack.len - 1];
-		if (idmap_get(&memo, x->id)) {
+		if (idmap_get(mp, x->id)) {
 			stack.len--;
 			continue;
 		}
 		bool ready = true;
 		for (unsigned i = 0; i < x->nargs; i++) {
 			const struct expr *a = x->args[i];
-			if ((need && !(a->flags & need)) || idmap_get(&memo, a->id))
+			if ((need && !(a->flags & need)) || idmap_get(mp, a->id))
 				continue;
 			VEC_PUSH(stack, a);
 			ready = false;
@@ -548,7 +549,7 @@ static const struct expr *subst_walk(struct ectx *cx, const struct expr *e,
 			bool changed = false;
 			for (unsigned i = 0; i < x->nargs; i++) {
 				const struct expr *a = x->args[i];
-				uint64_t *v = (need && !(a->flags & need)) ? NULL : idmap_get(&memo, a->id);
+				uint64_t *v = (need && !(a->flags & need)) ? NULL : idmap_get(mp, a->id);
 				argbuf[i] = v ? (const struct expr *)(uintptr_t)*v : a;
 				changed |= argbuf[i] != a;
 			}
@@ -560,12 +561,49 @@ static const struct expr *subst_walk(struct ectx *cx, const struct expr *e,
 			if (y)
 				r = y;
 		}
-		idmap_put(&memo, x->id, (uint64_t)(uintptr_t)r);
+		idmap_put(mp, x->id, (uint64_t)(uintptr_t)r);
 	}
-	const struct expr *res = (const struct expr *)(uintptr_t)*idmap_get(&memo, e->id);
+	const struct expr *res = (const struct expr *)(uintptr_t)*idmap_get(mp, e->id);
 	VEC_FREE(stack);
-	idmap_free(&memo);
+	if (!keep)
+		idmap_free(&own);
 	return res;
+}
+
+static const struct expr *subst_walk(struct ectx *cx, const struct expr *e,
+                                     e_leaf_fn fn, void *user, unsigned need)
+{
+	return subst_walk_memo(cx, e, fn, user, need, NULL);
+}
+
+struct e_subst_many {
+	struct ectx *cx;
+	e_leaf_fn fn;
+	void *user;
+	struct idmap memo;
+};
+
+struct e_subst_many *e_subst_many_new(struct ectx *cx, e_leaf_fn fn, void *user)
+{
+	struct e_subst_many *s = xcalloc(1, sizeof *s);
+	s->cx = cx;
+	s->fn = fn;
+	s->user = user;
+	idmap_init(&s->memo);
+	return s;
+}
+
+const struct expr *e_subst_many(struct e_subst_many *s, const struct expr *e)
+{
+	return subst_walk_memo(s->cx, e, s->fn, s->user, EXPR_F_DATA, &s->memo);
+}
+
+void e_subst_many_free(struct e_subst_many *s)
+{
+	if (!s)
+		return;
+	idmap_free(&s->memo);
+	free(s);
 }
 
 const struct expr *e_subst(struct ectx *cx, const struct expr *e, e_leaf_fn fn, void *user)

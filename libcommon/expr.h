@@ -284,6 +284,14 @@ int e_affine(const struct expr *e, uint64_t *konst, struct affine_term *terms, i
  * result is simplified.  Memoised within one call. */
 typedef const struct expr *(*e_leaf_fn)(struct ectx *cx, const struct expr *leaf, void *user);
 const struct expr *e_subst(struct ectx *cx, const struct expr *e, e_leaf_fn fn, void *user);
+/* The same substitution over many roots, each node rebuilt once however
+ * many of the roots share it; only nodes with a data leaf (ELEM, INPUT,
+ * LOAD) below them are entered, so fn sees only those leaves.  The memo
+ * lives until e_subst_many_free (NULL ok). */
+struct e_subst_many;
+struct e_subst_many *e_subst_many_new(struct ectx *cx, e_leaf_fn fn, void *user);
+const struct expr *e_subst_many(struct e_subst_many *s, const struct expr *e);
+void e_subst_many_free(struct e_subst_many *s);
 /* Substitute concrete thread coordinates (tid[3], ctaid[3]). */
 const struct expr *e_at_thread(struct ectx *cx, const struct expr *e,
                                const uint32_t tid[3], const uint32_t ctaid[3]);

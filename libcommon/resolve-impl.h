@@ -7,16 +7,8 @@
 #ifndef DIRIGO_RESOLVE_IMPL_H
 #define DIRIGO_RESOLVE_IMPL_H
 
+#include "lin.h"       /* struct lin, lin_of_addr (resolve-lin.c) */
 #include "resolve.h"
-
-/* An address as an exact integer function of the thread coordinates
- * (tid.x, tid.y, tid.z, ctaid.x, ctaid.y, ctaid.z): c0 + sum c[i] * x[i],
- * no wrap-around anywhere inside the launch geometry. */
-struct lin { int64_t c0; int64_t c[6]; };
-
-/* n[6]: the geometry (ntid then nctaid).  False if addr (bv64) is not
- * affine in the coordinates or could wrap within the geometry. */
-bool lin_of_addr(const struct expr *addr, const uint64_t n[6], struct lin *out);
 
 /* Splits a domain into its thread-only conjuncts (*dom_t, true if none)
  * and its data-dependent ones (*dom_d, NULL if none). */
@@ -91,6 +83,7 @@ int shared_writer(const struct sym_state *st, struct ectx *cx, struct smt *smt, 
  * LOAD at a thread from the plain shared writes alone. */
 struct ectx *rs_cx(const struct resolver *r);
 const struct sym_state *rs_state(const struct resolver *r);
+unsigned rs_max_depth(const struct resolver *r);      /* nested resolutions allowed */
 const struct expr *rs_at_thread(struct resolver *r, const struct expr *x, const uint32_t tid[3],
                                 const uint32_t ctaid[3], unsigned depth, struct resolve_info *acc);
 const struct expr *rs_before(struct resolver *r, uint32_t v, uint64_t off, enum etype et,
@@ -118,6 +111,21 @@ struct plain_hit {
 	const struct sym_write *w;
 	const struct expr *dom_d;        /* the data part of its domain, or NULL */
 };
+
+/* resolve.c: the plain writes of value v (defined by a launch) that
+ * cover [off, off + size of et) exactly, up to max of them into ph;
+ * *all is false when more threads write there than ph holds (or than one
+ * write's inversion follows).  The number found, or -1 after ri_fail. */
+int rs_plain_hits(struct resolver *r, uint32_t v, uint64_t off, enum etype et, struct plain_hit *ph,
+                  size_t max, bool *all, struct resolve_info *acc);
+
+/* Global reads (resolve-global.c): the value a LOAD leaf of
+ * SYM_GREAD_SPACE reads for thread (tid, ctaid), from the launch's
+ * writes to the read's value: the thread's own earlier stores, those of
+ * its block before its barrier epoch, else the contents before the
+ * launch.  NULL when unknown (a race: RI_RACE; or the reason in acc). */
+const struct expr *rs_global_read(struct resolver *r, const struct expr *load, const uint32_t tid[3],
+                                  const uint32_t ctaid[3], unsigned depth, struct resolve_info *acc);
 
 /* Atomics (resolve-atomic.c).  The contents of value v (defined by a
  * launch) at off read as et, if atomics of the launch reach it: the

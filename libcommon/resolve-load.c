@@ -56,6 +56,14 @@ int sym_state_take(struct sym_state *s, const struct record *rec)
 				return -1;
 			}
 		}
+		for (uint32_t i = 0; i < w.nreads; i++) {
+			uint32_t v = w.reads[i].value;
+			if (v >= s->obl.values.len || s->obl.values.items[v].def != VD_LAUNCH ||
+			    s->obl.values.items[v].launch != w.launch) {
+				rec_error(rec, "read %u: value %u is not defined by launch %u", i, v, w.launch);
+				return -1;
+			}
+		}
 		VEC_PUSH(s->writes, w);
 		return 1;
 	}

@@ -441,6 +441,11 @@ static const struct expr *thread_leaf(struct ectx *cx, const struct expr *e, voi
 	case EOP_CTAID:
 		return e_bv(cx, t->ctaid[e->u], 32);
 	case EOP_LOAD:
+		if (SYM_IS_GREAD_SPACE(e->space)) {
+			if (!(x = rs_global_read(t->r, e, t->tid, t->ctaid, t->depth, t->acc)))
+				break;
+			return x;
+		}
 		if (SYM_IS_SHARED_SPACE(e->space)) {
 			if (!(x = res_shared(t, e)))
 				break;
@@ -502,6 +507,11 @@ struct ectx *rs_cx(const struct resolver *r)
 const struct sym_state *rs_state(const struct resolver *r)
 {
 	return r->st;
+}
+
+unsigned rs_max_depth(const struct resolver *r)
+{
+	return r->lim.max_depth;
 }
 
 static const struct expr *uninit(struct resolver *r, uint32_t v, uint64_t off, enum etype et,
@@ -675,6 +685,42 @@ static const struct expr *thread_value(struct resolver *r, const struct match *m
 		cur = e_ite(r->cx, cond, x, cur);
 	}
 	return cur;
+}
+
+int rs_plain_hits(struct resolver *r, uint32_t v, uint64_t off, enum etype et, struct plain_hit *ph,
+                  size_t max, bool *all, struct resolve_info *acc)
+{
+	uint32_t l = r->o->values.items[v].launch;
+	struct smt_geom g;
+	resolver_geom(&r->o->launches.items[l], &g);
+	uint64_t n[6] = { g.ntid[0], g.ntid[1], g.ntid[2], g.nctaid[0], g.nctaid[1], g.nctaid[2] };
+	size_t nh = 0;
+	*all = true;
+	for (uint32_t wi = r->wstart[v]; wi < r->wstart[v + 1]; wi++) {
+		wcache_ready(r, wi, n);
+		struct inv_query q = {
+			.cx = r->cx, .smt = r->smt, .geom = &g, .n = n,
+			.addr = r->wl[wi]->addr, .dom_t = r->wc[wi].dom_t,
+			.lin = r->wc[wi].lin_ok ? &r->wc[wi].lin : NULL,
+			.wsize = etype_size(r->wl[wi]->et), .rsize = etype_size(et),
+			.same_kind = r->wl[wi]->et == et ||
+			             (!etype_is_float(r->wl[wi]->et) && !etype_is_float(et)) ||
+			             rs_bits_as(r->cx, r->wl[wi]->val, r->wl[wi]->et, et),
+			.off = off, .max_enum = r->lim.max_enum, .launch = l,
+		};
+		uint32_t tids[MAX_MATCH][3], ctaids[MAX_MATCH][3];
+		int k = invert_write(&q, tids, ctaids, MAX_MATCH, acc);
+		if (k < 0)
+			return -1;
+		*all &= k < MAX_MATCH && nh + (size_t)k <= max;
+		for (int j = 0; j < k && nh < max; j++, nh++) {
+			memcpy(ph[nh].tid, tids[j], sizeof ph[nh].tid);
+			memcpy(ph[nh].ctaid, ctaids[j], sizeof ph[nh].ctaid);
+			ph[nh].w = r->wl[wi];
+			ph[nh].dom_d = r->wc[wi].dom_d;
+		}
+	}
+	return (int)nh;
 }
 
 /* Resolves value v (defined by a launch) at off: 1 with *out (NULL when

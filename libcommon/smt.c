@@ -202,9 +202,9 @@ static uint64_t rlimit_count(struct smt *s, Z3_solver so)
 	return n;
 }
 
-/* Z3_solver_check under the limits; s->timed_out says whether an
- * undecided answer was the wall clock's doing. */
-static Z3_lbool check(struct smt *s, Z3_solver so)
+/* The wall-clock limit of what s does next: the stage's deadline, or
+ * sooner the per-query timeout. */
+static double until_of(const struct smt *s)
 {
 	double until = s->deadline;
 	if (s->timeout_ms) {
@@ -212,6 +212,67 @@ static Z3_lbool check(struct smt *s, Z3_solver so)
 		if (t < until)
 			until = t;
 	}
+	return until;
+}
+
+/* Puts w (for s's context, until w->until) under the watchdog, which
+ * interrupts the context from then on until watch_end. */
+static bool watch_begin(struct smt *s, struct watch *w, double until)
+{
+	*w = (struct watch){ NULL, s->z, until, false };
+	if (isinf(until))
+		return false;
+	pthread_once(&wd.once, watchdog_start);
+	pthread_mutex_lock(&wd.mu);
+	w->next = wd.list;
+	wd.list = w;
+	pthread_cond_signal(&wd.cv);
+	pthread_mutex_unlock(&wd.mu);
+	return true;
+}
+
+static void watch_end(struct watch *w, bool watched)
+{
+	if (!watched)
+		return;
+	pthread_mutex_lock(&wd.mu);
+	for (struct watch **p = &wd.list; *p; p = &(*p)->next)
+		if (*p == w) {
+			*p = w->next;
+			break;
+		}
+	pthread_mutex_unlock(&wd.mu);
+}
+
+/* Z3_solver_assert under the wall-clock limit: Z3 simplifies and
+ * internalises what it is given as it takes it, which for a term of a
+ * large reduction can take longer than any check.  False (s->timed_out)
+ * when the limit passed or the watchdog interrupted it. */
+static bool assert_watched(struct smt *s, Z3_solver so, Z3_ast a)
+{
+	double until = until_of(s);
+	if (deadline_passed(until)) {
+		s->timed_out = true;
+		s->stats.timeouts++;
+		return false;
+	}
+	struct watch w;
+	bool watched = watch_begin(s, &w, until);
+	Z3_solver_assert(s->z, so, a);
+	watch_end(&w, watched);
+	if (w.fired || deadline_passed(until)) {
+		s->timed_out = true;
+		s->stats.timeouts++;
+		return false;
+	}
+	return true;
+}
+
+/* Z3_solver_check under the limits; s->timed_out says whether an
+ * undecided answer was the wall clock's doing. */
+static Z3_lbool check(struct smt *s, Z3_solver so)
+{
+	double until = until_of(s);
 	s->timed_out = false;
 	s->stats.checks++;
 	if (deadline_passed(until)) {
@@ -219,27 +280,11 @@ static Z3_lbool check(struct smt *s, Z3_solver so)
 		s->stats.timeouts++;
 		return Z3_L_UNDEF;
 	}
-	struct watch w = { NULL, s->z, until, false };
-	bool watched = !isinf(until);
-	if (watched) {
-		pthread_once(&wd.once, watchdog_start);
-		pthread_mutex_lock(&wd.mu);
-		w.next = wd.list;
-		wd.list = &w;
-		pthread_cond_signal(&wd.cv);
-		pthread_mutex_unlock(&wd.mu);
-	}
+	struct watch w;
+	bool watched = watch_begin(s, &w, until);
 	uint64_t before = s->stats_rlimit ? rlimit_count(s, so) : 0;
 	Z3_lbool r = Z3_solver_check(s->z, so);
-	if (watched) {
-		pthread_mutex_lock(&wd.mu);
-		for (struct watch **p = &wd.list; *p; p = &(*p)->next)
-			if (*p == &w) {
-				*p = w.next;
-				break;
-			}
-		pthread_mutex_unlock(&wd.mu);
-	}
+	watch_end(&w, watched);
 	if (r == Z3_L_UNDEF) {
 		if (w.fired || deadline_passed(until)) {
 			s->timed_out = true;
@@ -1034,13 +1079,21 @@ enum smt_equiv_result smt_equiv(struct smt *s, const struct expr *a, const struc
 
 	Z3_solver so = new_solver(s, SORT_KIND(a->sort) == SK_BV);
 	Z3_model model = NULL;
+	/* Z3 simplifies and internalises terms as it takes them (assert,
+	 * push), which for the term of a large reduction can take longer than
+	 * any check: the whole query is under the wall-clock limit */
+	struct watch wq;
+	bool wq_on = watch_begin(s, &wq, until_of(s));
 	for (size_t i = 0; i < c.funs.len; i++)
 		Z3_solver_assert(s->z, so, s->memo[c.funs.items[i]->id].fact);
 
 	/* 1: can they differ at all? */
 	Z3_solver_push(s->z, so);
-	Z3_solver_assert(s->z, so, K(s, Z3_mk_not(s->z, mk_eq(s, za, zb))));
-	Z3_lbool r = check(s, so);
+	s->timed_out = false;
+	Z3_lbool r = wq.fired ? Z3_L_UNDEF :
+	             assert_watched(s, so, K(s, Z3_mk_not(s->z, mk_eq(s, za, zb)))) ? check(s, so) : Z3_L_UNDEF;
+	if (wq.fired)
+		s->timed_out = true;
 	Z3_solver_pop(s->z, so, 1);
 	if (r == Z3_L_FALSE) {
 		res = EQ_EQUAL;
@@ -1157,6 +1210,9 @@ enum smt_equiv_result smt_equiv(struct smt *s, const struct expr *a, const struc
 	free(snap);
 	Z3_solver_pop(s->z, so, 1);
 out:
+	watch_end(&wq, wq_on);
+	if (wq.fired && res != EQ_EQUAL && res != EQ_DIFFER)
+		res = EQ_TIMEOUT;   /* interrupted: what was not decided ran out of time */
 	if (model)
 		Z3_model_dec_ref(s->z, model);
 	if (zerr(s) && res != EQ_DIFFER && res != EQ_TIMEOUT)

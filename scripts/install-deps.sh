@@ -50,6 +50,14 @@ if py=$("$(dirname "$0")/../dtrace-cuda/python/dirigo-python" 2>/dev/null) &&
 	[ -e /usr/include/torch/extension.h ] || need="$need libtorch-dev"
 	[ -e /usr/include/pybind11/pybind11.h ] || need="$need pybind11-dev"
 fi
+# The recorder writes its records with the msgpack package.
+if py=$("$(dirname "$0")/../dtrace-cuda/python/dirigo-python" 2>/dev/null) &&
+   ! "$py" -c 'import msgpack' 2>/dev/null; then
+	case $py in
+	/usr/bin/*) need="$need python3-msgpack" ;;
+	*) echo "dirigo: warning: $py lacks the msgpack package (pip install msgpack)" >&2 ;;
+	esac
+fi
 if [ -n "$need" ]; then
 	echo "dirigo: installing$need" >&2
 	SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo

@@ -149,10 +149,23 @@ SHIM_EXPORT cudaError_t cudaDriverGetVersion(int *v)
 
 /* ---- streams and events: handles only ------------------------------------ */
 
-/* A fresh handle: distinct, never dereferenced by the program. */
-static void *handle_new(void)
+/* Stream priorities as on sm_90: 0 (least) to -5 (greatest). */
+#define SHIM_PRIO_LEAST 0
+#define SHIM_PRIO_GREATEST (-5)
+
+/* What a stream or event handle points to: what it was made with.  The
+ * program never dereferences it. */
+struct shim_handle {
+	unsigned flags;
+	int prio;
+};
+
+static void *handle_new(unsigned flags, int prio)
 {
-	return xcalloc(1, 16);
+	struct shim_handle *h = xcalloc(1, sizeof *h);
+	h->flags = flags;
+	h->prio = prio;
+	return h;
 }
 
 SHIM_EXPORT cudaError_t cudaStreamCreate(cudaStream_t *s)
@@ -160,22 +173,79 @@ SHIM_EXPORT cudaError_t cudaStreamCreate(cudaStream_t *s)
 	FORWARD(cudaStreamCreate, s);
 	if (!s)
 		return shim_error(cudaErrorInvalidValue);
-	*s = handle_new();
+	*s = handle_new(cudaStreamDefault, SHIM_PRIO_LEAST);
 	return cudaSuccess;
 }
 
 SHIM_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags)
 {
 	FORWARD(cudaStreamCreateWithFlags, s, flags);
-	(void)flags;
-	return cudaStreamCreate(s);
+	if (!s)
+		return shim_error(cudaErrorInvalidValue);
+	*s = handle_new(flags, SHIM_PRIO_LEAST);
+	return cudaSuccess;
 }
 
+/* A priority outside the range is clamped to it, as the real runtime does. */
 SHIM_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned int flags, int prio)
 {
 	FORWARD(cudaStreamCreateWithPriority, s, flags, prio);
-	(void)flags; (void)prio;
-	return cudaStreamCreate(s);
+	if (!s)
+		return shim_error(cudaErrorInvalidValue);
+	if (prio > SHIM_PRIO_LEAST)
+		prio = SHIM_PRIO_LEAST;
+	if (prio < SHIM_PRIO_GREATEST)
+		prio = SHIM_PRIO_GREATEST;
+	*s = handle_new(flags, prio);
+	return cudaSuccess;
+}
+
+SHIM_EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest)
+{
+	FORWARD(cudaDeviceGetStreamPriorityRange, least, greatest);
+	if (least)
+		*least = SHIM_PRIO_LEAST;
+	if (greatest)
+		*greatest = SHIM_PRIO_GREATEST;
+	return cudaSuccess;
+}
+
+/* The legacy default stream (null) and the per-thread one (2) have the
+ * least priority and default flags. */
+static const struct shim_handle *stream_of(cudaStream_t s)
+{
+	static const struct shim_handle legacy = { cudaStreamDefault, SHIM_PRIO_LEAST };
+	if (!s || s == cudaStreamLegacy || s == cudaStreamPerThread)
+		return &legacy;
+	return (const struct shim_handle *)s;
+}
+
+SHIM_EXPORT cudaError_t cudaStreamGetPriority(cudaStream_t s, int *prio)
+{
+	FORWARD(cudaStreamGetPriority, s, prio);
+	if (!prio)
+		return shim_error(cudaErrorInvalidValue);
+	*prio = stream_of(s)->prio;
+	return cudaSuccess;
+}
+
+SHIM_EXPORT cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned int *flags)
+{
+	FORWARD(cudaStreamGetFlags, s, flags);
+	if (!flags)
+		return shim_error(cudaErrorInvalidValue);
+	*flags = stream_of(s)->flags;
+	return cudaSuccess;
+}
+
+/* Nothing is ever captured into a CUDA graph here. */
+SHIM_EXPORT cudaError_t cudaStreamIsCapturing(cudaStream_t s, enum cudaStreamCaptureStatus *st)
+{
+	FORWARD(cudaStreamIsCapturing, s, st);
+	if (!st)
+		return shim_error(cudaErrorInvalidValue);
+	*st = cudaStreamCaptureStatusNone;
+	return cudaSuccess;
 }
 
 SHIM_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t s)
@@ -206,15 +276,17 @@ SHIM_EXPORT cudaError_t cudaEventCreate(cudaEvent_t *e)
 	FORWARD(cudaEventCreate, e);
 	if (!e)
 		return shim_error(cudaErrorInvalidValue);
-	*e = handle_new();
+	*e = handle_new(cudaEventDefault, 0);
 	return cudaSuccess;
 }
 
 SHIM_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int flags)
 {
 	FORWARD(cudaEventCreateWithFlags, e, flags);
-	(void)flags;
-	return cudaEventCreate(e);
+	if (!e)
+		return shim_error(cudaErrorInvalidValue);
+	*e = handle_new(flags, 0);
+	return cudaSuccess;
 }
 
 SHIM_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t e)
@@ -226,6 +298,11 @@ SHIM_EXPORT cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
 {
 	FORWARD(cudaEventRecord, e, s);
 	(void)e; (void)s; return cudaSuccess;
+}
+SHIM_EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned int flags)
+{
+	FORWARD(cudaEventRecordWithFlags, e, s, flags);
+	(void)e; (void)s; (void)flags; return cudaSuccess;
 }
 SHIM_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t e)
 {

@@ -16,7 +16,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, __import__("os").path.join(__import__("os").path.dirname(__file__),
                                               "..", "..", "dtrace-cuda", "python"))
-from dirigo_trace.mpack import packb          # noqa: E402
+from dirigo_trace.harness import packb        # noqa: E402
 from dirigo_trace.recorder import Recorder     # noqa: E402
 
 D = torch.float64

@@ -175,6 +175,11 @@ else
 		same dflt.trace cpu.trace &&
 		! grep -q "a GPU is present" err
 	'
+	test_expect_success 'bench/gpu-check.sh without a GPU: skips, says so in its summary' '
+		PATH=/usr/bin:/bin "$ROOT/bench/gpu-check.sh" gc >gc.tap 2>&1 &&
+		grep -x "1..0 # skip no GPU" gc.tap &&
+		grep -x "skipped: no GPU (no /dev/nvidia0, no nvidia-smi)" gc/summary.txt
+	'
 fi
 
 test_expect_success '--kernelbench --gpu: not implemented yet, exit 2' '

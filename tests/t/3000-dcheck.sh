@@ -135,6 +135,22 @@ test_expect_success 'a write to a value of another launch is trouble' '
 	grep "bad2.sym: record 18 (writes): write 0: value 3 is not defined by launch 1" err
 '
 
+test_expect_success 'a global read of a value another launch defines is trouble' '
+	{ cat "$D/check-base.jsonl" &&
+	  sed "s/\"bundles\":1,/\"bundles\":1,\"reads\":[{\"value\":3,\"epoch\":0,\"seq\":0,\"line\":9}],/" \
+		"$D/check-opt-equal.jsonl"; } | dcat -r >bad3.sym &&
+	test_must_fail --status=2 dcheck bad3.sym 2>err &&
+	grep "bad3.sym: record 18 (writes): read 0: value 3 is not defined by launch 1" err
+'
+
+test_expect_success 'a malformed global read is trouble and names it' '
+	{ cat "$D/check-base.jsonl" &&
+	  sed "s/\"bundles\":1,/\"bundles\":1,\"reads\":[{\"value\":7,\"epoch\":\"one\",\"seq\":0,\"line\":9}],/" \
+		"$D/check-opt-equal.jsonl"; } | dcat -r >bad4.sym &&
+	test_must_fail --status=2 dcheck bad4.sym 2>err &&
+	grep "bad4.sym: record 18 (writes): read 0 is malformed" err
+'
+
 test_expect_success 'a stream without an obligation is trouble' '
 	printf "%s\n" "{\"t\":\"header\",\"format\":\"dirigo\",\"version\":1,\"stream\":\"symbolic\"}" \
 		"{\"t\":\"end\"}" | dcat -r >noobl.sym &&

@@ -110,9 +110,10 @@ test_expect_success 'SARIF: a checked-correct verdict has no results' '
 	jq -e "$sarif_shape and (.runs[0].results | length) == 0" e.sarif >/dev/null
 '
 
-test_expect_success '--gpu without a GPU: a message and exit 3' '
-	CUDA_VISIBLE_DEVICES= test_status 3 dreplay --gpu differ.ver >out 2>err &&
+test_expect_success '--gpu without a GPU: trouble, exit 2, with the driver'"'"'s reason' '
+	CUDA_VISIBLE_DEVICES= test_status 2 dreplay --gpu differ.ver >out 2>err &&
 	grep "^dreplay: --gpu: no GPU to rerun the programs on: " err &&
+	grep -E "on: (cannot load the CUDA driver \\(.+\\)|cuInit failed with CUDA error [0-9]+|no CUDA device \\(cuDeviceGetCount: error)" err &&
 	test ! -s out
 '
 

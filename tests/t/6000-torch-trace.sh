@@ -21,9 +21,57 @@ recs() { jq -c "$2" <"$1.json"; }
 
 if [ -n "${SKIP_ALL:-}" ]; then
 	test_skip "$SKIP_ALL"
-	test_done
+	test_expect_success 'torch versions: the supported range, and what is outside it' '
+	cat >ver.py <<-\EOF &&
+	from dirigo_trace import torchver as v
+	for s in ("1.13.0a0+gitunknown", "1.13.1", "2.0.0", "2.15.0+cu132", "2.16.0", "1.12.1", "3.0", "nightly"):
+	    p = v.problem(s)
+	    print(s, "ok" if p is None else p)
+	EOF
+	PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" ver.py >actual &&
+	cat >expect <<-EOF &&
+	1.13.0a0+gitunknown ok
+	1.13.1 ok
+	2.0.0 ok
+	2.15.0+cu132 ok
+	2.16.0 torch 2.16.0 is outside the versions dirigo_trace supports (1.13 to 2.15; tested with 1.13 and 2.15): check its traces
+	1.12.1 torch 1.12.1 is outside the versions dirigo_trace supports (1.13 to 2.15; tested with 1.13 and 2.15): check its traces
+	3.0 torch 3.0 is outside the versions dirigo_trace supports (1.13 to 2.15; tested with 1.13 and 2.15): check its traces
+	nightly torch version ${SQ}nightly${SQ} is not one dirigo_trace can read
+	EOF
+	test_cmp expect actual
+'
+
+test_expect_success 'an unknown torch version: traced, with one warning; a known one: none' '
+	cat >asver.py <<-\EOF &&
+	import runpy, sys, torch
+	torch.__version__ = sys.argv[1]
+	sys.argv = ["dirigo_trace"] + sys.argv[2:]
+	runpy.run_module("dirigo_trace", run_name="__main__")
+	EOF
+	PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" asver.py 2.99.0 "$PROGS/conv2d_relu_bias.py" --out v.trace 2>err &&
+	test $(grep -c "dirigo_trace: warning: torch 2.99.0 is outside" err) = 1 &&
+	dcat v.trace | jq -r "select(.t==\"header\") | .torch" >actual &&
+	echo 2.99.0 >expect && test_cmp expect actual &&
+	dcat v.trace | jq -c "select(.t==\"op\") | .op" >actual &&
+	recs conv2d_relu_bias "select(.t==\"op\") | .op" >expect &&
+	test_cmp expect actual &&
+	PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" -m dirigo_trace "$PROGS/conv2d_relu_bias.py" --out k.trace 2>err &&
+	! grep warning err
+'
+
+test_expect_success 'without the msgpack package: trouble, exit 2, the package named' '
+	mkdir -p nomsgpack &&
+	echo "raise ImportError(\"no msgpack here\")" >nomsgpack/msgpack.py &&
+	test_status 2 env PYTHONPATH="$PWD/nomsgpack:$ROOT/dtrace-cuda/python" "$PY" -m dirigo_trace \
+		"$PROGS/conv2d_relu_bias.py" --out m.trace 2>err &&
+	grep "needs the msgpack package" err
+'
+
+test_done
 	exit
 fi
+say_torch "$PY"
 
 test_expect_success 'conv2d+relu+bias: traced' '
 	trace conv2d_relu_bias &&
@@ -225,6 +273,53 @@ test_expect_success 'a file without Model: trouble, exit 2' '
 	echo "x = 1" >bad.py &&
 	test_status 2 env PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" -m dirigo_trace bad.py --out bad.trace 2>err &&
 	grep "defines no Model" err
+'
+
+test_expect_success 'torch versions: the supported range, and what is outside it' '
+	cat >ver.py <<-\EOF &&
+	from dirigo_trace import torchver as v
+	for s in ("1.13.0a0+gitunknown", "1.13.1", "2.0.0", "2.15.0+cu132", "2.16.0", "1.12.1", "3.0", "nightly"):
+	    p = v.problem(s)
+	    print(s, "ok" if p is None else p)
+	EOF
+	PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" ver.py >actual &&
+	cat >expect <<-EOF &&
+	1.13.0a0+gitunknown ok
+	1.13.1 ok
+	2.0.0 ok
+	2.15.0+cu132 ok
+	2.16.0 torch 2.16.0 is outside the versions dirigo_trace supports (1.13 to 2.15; tested with 1.13 and 2.15): check its traces
+	1.12.1 torch 1.12.1 is outside the versions dirigo_trace supports (1.13 to 2.15; tested with 1.13 and 2.15): check its traces
+	3.0 torch 3.0 is outside the versions dirigo_trace supports (1.13 to 2.15; tested with 1.13 and 2.15): check its traces
+	nightly torch version ${SQ}nightly${SQ} is not one dirigo_trace can read
+	EOF
+	test_cmp expect actual
+'
+
+test_expect_success 'an unknown torch version: traced, with one warning; a known one: none' '
+	cat >asver.py <<-\EOF &&
+	import runpy, sys, torch
+	torch.__version__ = sys.argv[1]
+	sys.argv = ["dirigo_trace"] + sys.argv[2:]
+	runpy.run_module("dirigo_trace", run_name="__main__")
+	EOF
+	PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" asver.py 2.99.0 "$PROGS/conv2d_relu_bias.py" --out v.trace 2>err &&
+	test $(grep -c "dirigo_trace: warning: torch 2.99.0 is outside" err) = 1 &&
+	dcat v.trace | jq -r "select(.t==\"header\") | .torch" >actual &&
+	echo 2.99.0 >expect && test_cmp expect actual &&
+	dcat v.trace | jq -c "select(.t==\"op\") | .op" >actual &&
+	recs conv2d_relu_bias "select(.t==\"op\") | .op" >expect &&
+	test_cmp expect actual &&
+	PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" -m dirigo_trace "$PROGS/conv2d_relu_bias.py" --out k.trace 2>err &&
+	! grep warning err
+'
+
+test_expect_success 'without the msgpack package: trouble, exit 2, the package named' '
+	mkdir -p nomsgpack &&
+	echo "raise ImportError(\"no msgpack here\")" >nomsgpack/msgpack.py &&
+	test_status 2 env PYTHONPATH="$PWD/nomsgpack:$ROOT/dtrace-cuda/python" "$PY" -m dirigo_trace \
+		"$PROGS/conv2d_relu_bias.py" --out m.trace 2>err &&
+	grep "needs the msgpack package" err
 '
 
 test_done

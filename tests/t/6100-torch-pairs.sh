@@ -17,6 +17,7 @@ PY=$("$ROOT/dtrace-cuda/python/dirigo-python") || SKIP_ALL="no python3 that impo
 command -v jq >/dev/null || SKIP_ALL="jq not found"
 PAIRS=$ROOT/tests/torch/pairs
 SQ="'"
+[ -n "${SKIP_ALL:-}" ] || say_torch "$PY"
 
 trace() {    # PROG.py OUT
 	PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" -m dirigo_trace "$1" --out "$2" 2>>trace.log

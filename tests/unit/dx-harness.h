@@ -18,6 +18,7 @@
 #include "../../dexec/race-enum.c"
 #include "../../dexec/quick.c"
 #include "../../dexec/affine.c"
+#include "../../dexec/gread.c"
 #include "../../dexec/warp.c"
 #include "../../dexec/prepare.c"
 #include "../../dexec/call.c"

@@ -2,8 +2,9 @@
  * test-resolve.c: back-projection (libcommon/resolve.c) on obligations and
  * write sets built by hand: elementwise kernels, partial writes over a
  * memset, a two-launch chain, copies, uninitialised reads, races, element
- * size mismatches, a non-affine address (solver path), the speed of the
- * first location of a 16M-element elementwise pair, shared-memory
+ * size mismatches, a non-affine address (solver path), global reads of
+ * a launch's own stores (barrier epochs, program order, races), the speed
+ * of the first location of a 16M-element elementwise pair, shared-memory
  * reduction trees (linear, memoised per block), shared tiles at non-affine
  * addresses (inverted by tables) and the deadline.
  */
@@ -109,7 +110,9 @@ static void end_launch(struct fix *f, uint32_t l)
 	ws.prog = f->st.obl.launches.items[l].prog;
 	ws.kernel = f->st.obl.launches.items[l].kernel;
 	ws.nwrites = (uint32_t)f->pending.len;
-	ws.writes = arena_memdup(&f->st.arena, f->pending.items, f->pending.len * sizeof *f->pending.items + 1);
+	ws.writes = ARENA_NEWN(&f->st.arena, struct sym_write, f->pending.len ? f->pending.len : 1);
+	if (f->pending.len)
+		memcpy(ws.writes, f->pending.items, f->pending.len * sizeof *f->pending.items);
 	VEC_PUSH(f->st.writes, ws);
 	f->pending.len = 0;
 }
@@ -592,6 +595,76 @@ static void test_shared_table_many(void)
 	fix_release(&f);
 }
 
+/* Global reads (resolve-global.c): one launch of 2 blocks of 4 threads
+ * stores p[gid] = 2 x[gid] (epoch 0, seq 0) over a zeroed p, and each
+ * output q_k[gid] is what read k sees at an address of p. */
+static void test_global_reads(void)
+{
+	struct fix f;
+	fix_init(&f);
+	struct ectx *cx = f.cx;
+	uint32_t in = input(&f, 32, NULL);
+	uint32_t x = value(&f, 0, 32, VD_INPUT, NO_VALUE);
+	V(&f, x)->input = in;
+	uint32_t p0 = value(&f, 0, 32, VD_MEMSET, NO_VALUE);
+	V(&f, p0)->fill = 0;
+	uint32_t l0 = launch(&f, 0, 2, 4, "neighbours");
+	uint32_t p = launch_value(&f, 0, 32, l0, p0);
+	const struct expr *g = gidx(cx, 4), *t = e_bool(cx, true);
+	struct sym_write w0 = { p, t, addr4(cx, g), two_x(cx, x, addr4(cx, g)), ET_F32, 0, 1, 0, SA_NONE, NULL, 0 };
+	VEC_PUSH(f.pending, w0);
+	/* read k: (epoch, seq) and the element of p it reads */
+	static const uint32_t rd[][2] = { { 1, 1 }, { 0, 1 }, { 1, 1 }, { 0, 0 }, { 0, 1 } };
+	const struct expr *nb = e_op2(cx, EOP_XOR, g, e_bv(cx, 1, 32));
+	const struct expr *other = e_op2(cx, EOP_AND, e_op2(cx, EOP_ADD, g, e_bv(cx, 4, 32)), e_bv(cx, 7, 32));
+	const struct expr *at[] = { nb, nb, other, g, g };
+	uint32_t q[7];
+	for (unsigned k = 0; k < 7; k++) {
+		uint32_t fresh = value(&f, 0, 32, VD_UNINIT, NO_VALUE);
+		q[k] = launch_value(&f, 0, 32, l0, fresh);
+		/* 5: an offset past the end of p; 6: a read the record does not have */
+		const struct expr *a = k < 5 ? addr4(cx, at[k]) : k == 5 ? e_op2(cx, EOP_ADD, addr4(cx, g), e_bv(cx, 32, 64))
+		                                                         : addr4(cx, g);
+		uint64_t idx = k < 5 ? k : k == 5 ? 0 : 9;
+		const struct expr *ld = e_load(cx, SYM_GREAD_SPACE(l0), ET_F32,
+		                               e_op2(cx, EOP_ADD, a, e_bv(cx, SYM_GR_CODE(idx), 64)));
+		struct sym_write w = { q[k], t, addr4(cx, g), ld, ET_F32, 1, 2, 0, SA_NONE, NULL, 1 };
+		VEC_PUSH(f.pending, w);
+	}
+	end_launch(&f, l0);
+	struct sym_writes *ws = &f.st.writes.items[f.st.writes.len - 1];
+	ws->nreads = 5;
+	ws->reads = ARENA_NEWN(&f.st.arena, struct sym_gread, 5);
+	for (unsigned k = 0; k < 5; k++)
+		ws->reads[k] = (struct sym_gread){ p, rd[k][0], rd[k][1], 3, 0 };
+	ok(sym_state_finish(&f.st, "test", true), "global reads: the obligation is consistent");
+
+	struct resolver *r = resolver_new(&f.st, NULL);
+	struct resolve_info info;
+	const struct expr *e = resolve_elem(r, q[0], 4 * 5, ET_F32, &info);
+	const struct expr *want = e_op2(cx, EOP_FMUL, e_input(cx, in, 16, ET_F32), e_real(cx, 2.0));
+	ok(e == want && info.flags == 0, "after a barrier: thread 5 reads its neighbour's 2 x[4]");
+	e = resolve_elem(r, q[1], 4 * 5, ET_F32, &info);
+	ok(!e && (info.flags & RI_RACE) && info.race_launch == l0 && info.race_tid[1][0] == 0 &&
+	   info.race_ctaid[1][0] == 1, "in the store's epoch: a race with thread 0 of block 1");
+	e = resolve_elem(r, q[2], 4 * 1, ET_F32, &info);
+	ok(!e && (info.flags & RI_RACE) && info.race_ctaid[0][0] == 0 && info.race_ctaid[1][0] == 1,
+	   "another block's element: a race between the blocks");
+	e = resolve_elem(r, q[3], 4 * 6, ET_F32, &info);
+	ok(e == e_real(cx, 0.0) && info.flags == 0, "before its own store: the zeroed buffer");
+	e = resolve_elem(r, q[4], 4 * 6, ET_F32, &info);
+	want = e_op2(cx, EOP_FMUL, e_input(cx, in, 24, ET_F32), e_real(cx, 2.0));
+	ok(e == want && info.flags == 0, "after its own store: 2 x[6]");
+	e = resolve_elem(r, q[5], 4 * 2, ET_F32, &info);
+	ok(!e && (info.flags & RI_UNSUPPORTED) && strstr(info.reason, "outside"),
+	   "an offset past the end is not trusted: %s", info.reason);
+	e = resolve_elem(r, q[6], 4 * 2, ET_F32, &info);
+	ok(!e && (info.flags & RI_UNSUPPORTED) && strstr(info.reason, "names read 9"),
+	   "a read the record lacks: %s", info.reason);
+	resolver_free(r);
+	fix_release(&f);
+}
+
 int main(void)
 {
 	diag_set_prog("test-resolve");
@@ -603,6 +676,7 @@ int main(void)
 	test_inputs_copies();
 	test_solver_path();
 	test_overhang_2d();
+	test_global_reads();
 	test_speed();
 	return done_testing();
 }

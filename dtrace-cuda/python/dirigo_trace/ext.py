@@ -6,37 +6,47 @@ solution is one .cu file with a forward() and a PYBIND11_MODULE.  Neither
 builds on a machine without a GPU build of torch, so dirigo builds them
 itself (see dtrace-cuda(1), section KERNELBENCH):
 
-  * the CUDA sources with nvcc (-cudart shared, -Xcompiler -fPIC, torch's
-    own nvcc flags, PTX for compute_90 or $DIRIGO_CUDA_ARCH), the C++ sources
-    with the host compiler, against torch's headers
-    (torch.utils.cpp_extension.include_paths()) and Python's;
-  * with compat/ first on the include path (a stub of
-    c10/cuda/impl/cuda_cmake_macros.h, which CPU torch lacks), compat/
-    dirigo_compat.h included before each source, and compat/compat.cpp
-    (current stream, device count, the C10_CUDA_CHECK helper) linked in;
-  * after rewriting the sources (REWRITES below) so that checks for CUDA
-    tensors accept the CPU tensors they get: x.is_cuda() becomes
-    x.is_cpu(), kCUDA becomes kCPU, x.cuda() becomes x.cpu(), and the CUDA
-    device and stream guards become dirigo_compat::DeviceGuard (no-op).
+  * in the C++ standard torch's headers need (cxx_std(): C++17 for
+    torch 1.13, C++20 for the torch 2.x releases whose headers insist);
+  * the CUDA sources with nvcc's phases (nvbuild.py: host and device
+    front ends at once, host code at -O0, the device code exactly as nvcc
+    compiles it with the flags below), with -cudart shared, -Xcompiler
+    -fPIC, torch's own nvcc flags and PTX for compute_90 or
+    $DIRIGO_CUDA_ARCH; the C++ sources with the host compiler at -O0;
+    against torch's headers (torch.utils.cpp_extension.include_paths())
+    and Python's;
+  * with a copy of compat/'s headers first on the include path (a stub of
+    c10/cuda/impl/cuda_cmake_macros.h, which CPU torch lacks), its
+    dirigo_compat.h included before each source, and compat.cpp (streams,
+    device queries, the C10_CUDA_CHECK helper) built once per toolchain
+    into libdirigo_compat.so, which import_so loads before the extension
+    (Compat);
+  * after rewriting the sources and the local headers they include
+    (REWRITES below) so that checks for CUDA tensors accept the CPU tensors
+    they get: x.is_cuda() becomes x.is_cpu(), kCUDA becomes kCPU, x.cuda()
+    becomes x.cpu(), and the CUDA device guards become
+    dirigo_compat::DeviceGuard (no-op).
 
 The kernels then take CPU data pointers, which the record-only runtime
 records (and maps to torch storages) instead of running.  Builds are
-cached by a hash of the sources, the flags and the tool versions, in
-$DIRIGO_EXT_CACHE (dtrace-cuda sets it to build/ext-cache of the
-checkout), else ~/.cache/dirigo/ext-cache.
+cached (extcache.py) by a hash of the sources, the local headers they
+include, the flags and the toolchain, never of a checkout's paths.
 """
-import fcntl
 import hashlib
 import importlib.util
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import time
+
+from . import extcache, hostpch, nvbuild
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 COMPAT = os.path.join(HERE, "compat")
-BUILDER_VERSION = "1"
+BUILDER_VERSION = "3"
 
 # (pattern, replacement), applied in order to every C++ and CUDA source.
 REWRITES = [
@@ -44,9 +54,9 @@ REWRITES = [
     (re.compile(r"\bDeviceType::CUDA\b"), "DeviceType::CPU"),
     (re.compile(r"\bkCUDA\b"), "kCPU"),
     (re.compile(r"\.cuda\s*\(\s*\)"), ".cpu()"),
-    (re.compile(r"\b(?:at|c10)::cuda::(?:Optional)?CUDA(?:Stream)?Guard\b"),
+    (re.compile(r"\b(?:at|c10)::cuda::(?:Optional)?CUDAGuard\b"),
      "dirigo_compat::DeviceGuard"),
-    (re.compile(r"(?<![:\w])(?:Optional)?CUDA(?:Stream)?Guard\b(?=\s+\w+\s*[({])"),
+    (re.compile(r"(?<![:\w])(?:Optional)?CUDAGuard\b(?=\s+\w+\s*[({])"),
      "dirigo_compat::DeviceGuard"),
 ]
 
@@ -78,15 +88,6 @@ def rewrite(text):
     return text
 
 
-def cache_root():
-    d = os.environ.get("DIRIGO_EXT_CACHE")
-    if not d:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
-        d = os.path.join(base, "dirigo", "ext-cache")
-    os.makedirs(d, exist_ok=True)
-    return d
-
-
 def nvcc_path():
     p = os.environ.get("NVCC")
     if p:
@@ -109,25 +110,58 @@ def _tool_version(argv):
         return ""
 
 
-def _common_flags(name):
-    import sysconfig
-    import torch
-    ce = cpp_extension()
-    inc = [COMPAT] + list(ce.include_paths()) + [sysconfig.get_paths()["include"]]
-    flags = ["-I" + p for p in inc]
-    flags += ["-DTORCH_EXTENSION_NAME=" + name, "-DTORCH_API_INCLUDE_EXTENSION_H",
-              "-D_GLIBCXX_USE_CXX11_ABI=%d" % int(torch._C._GLIBCXX_USE_CXX11_ABI)]
-    abi = getattr(ce, "_get_pybind11_abi_build_flags", None)
-    if abi:
-        flags += abi()
-    return flags
+_TOOLCHAIN = None
 
 
-def _link_flags():
+def cxx_std():
+    """The C++ standard torch's headers need: c++20 where they say so
+    (torch 2.x from about 2.10: ATen.h stops with an #error before C++20),
+    else c++17 (torch 1.13 to 2.9)."""
     ce = cpp_extension()
-    lib = os.path.join(os.path.dirname(os.path.dirname(ce.__file__)), "lib")
-    return ["-L" + lib, "-lc10", "-ltorch", "-ltorch_cpu", "-ltorch_python",
-            "-L" + os.path.join(cuda_home(), "lib64"), "-lcudart"]
+    for inc in ce.include_paths():
+        try:
+            with open(os.path.join(inc, "ATen", "ATen.h"), errors="replace") as f:
+                return "c++20" if "C++20 or later" in f.read() else "c++17"
+        except OSError:
+            continue
+    return "c++17"
+
+
+class Toolchain:
+    """What every build here shares: compilers and their versions, torch's
+    and Python's include folders and libraries, the compat entry."""
+
+    def __init__(self):
+        import sysconfig
+        import torch
+        ce = cpp_extension()
+        self.nvcc = nvcc_path()
+        self.cxx = os.environ.get("CXX", "c++")
+        self.torch = torch.__version__
+        self.abi = int(torch._C._GLIBCXX_USE_CXX11_ABI)
+        self.includes = list(ce.include_paths()) + [sysconfig.get_paths()["include"]]
+        abi = getattr(ce, "_get_pybind11_abi_build_flags", None)
+        self.pybind_flags = abi() if abi else []
+        lib = os.path.join(os.path.dirname(os.path.dirname(ce.__file__)), "lib")
+        self.link = ["-L" + lib, "-lc10", "-ltorch", "-ltorch_cpu", "-ltorch_python",
+                     "-L" + os.path.join(cuda_home(), "lib64"), "-lcudart"]
+        self.nvcc_version = _tool_version([self.nvcc, "--version"])
+        self.cxx_version = _tool_version([self.cxx, "--version"])
+        host = os.environ.get("NVCC_CCBIN") or "gcc"
+        self.host_version = _tool_version([host, "--version"])
+        self.fingerprint = extcache.key(BUILDER_VERSION, self.torch, self.abi, sys.version,
+                                        " ".join(self.includes), " ".join(self.link),
+                                        " ".join(self.pybind_flags), self.nvcc_version,
+                                        self.cxx_version, self.host_version)
+        self.std = "-std=" + cxx_std()
+        self.compat = None
+
+
+def toolchain():
+    global _TOOLCHAIN
+    if _TOOLCHAIN is None:
+        _TOOLCHAIN = Toolchain()
+    return _TOOLCHAIN
 
 
 def _arch_flags():
@@ -135,94 +169,282 @@ def _arch_flags():
     return ["-gencode", "arch=compute_%s,code=compute_%s" % (arch, arch)]
 
 
-def _run(argv, log):
-    log.write("$ " + " ".join(argv) + "\n")
-    log.flush()
+def _compat_files(headers_only):
+    out = []
+    for dirpath, _, files in os.walk(COMPAT):
+        for fn in sorted(files):
+            if headers_only and not fn.endswith(".h"):
+                continue
+            p = os.path.join(dirpath, fn)
+            out.append((os.path.relpath(p, COMPAT), p))
+    return sorted(out)
+
+
+def _copy_entry(kind, tc, files):
+    """The cache entry KIND-KEY holding a copy of files (compat/ paths)
+    under src/, KEY their contents and the toolchain's."""
+    parts = [kind + " 1", tc.fingerprint]
+    for rel, p in files:
+        with open(p, "rb") as f:
+            parts += [rel, f.read()]
+    d = extcache.entry(kind, extcache.key(*parts))
+    ok = os.path.join(d, "copied")
+    if not os.path.exists(ok):
+        with extcache.locked(d):
+            if not os.path.exists(ok):
+                for rel, p in files:
+                    dst = os.path.join(d, "src", rel)
+                    os.makedirs(os.path.dirname(dst), exist_ok=True)
+                    shutil.copyfile(p, dst + ".tmp")
+                    extcache.publish(dst + ".tmp", dst)
+                open(ok, "w").close()
+    return d
+
+
+class Compat:
+    """compat/ in the cache, so that no build names a checkout's files: the
+    headers every source includes (entry compat-KEY, KEY their contents:
+    part of every extension's key), and libdirigo_compat.so, built from
+    compat.cpp once per toolchain and compat sources (entry compatlib-KEY)
+    and loaded before each extension (import_so): an extension does not
+    link it, so changing compat.cpp rebuilds one small library, not every
+    extension."""
+
+    def __init__(self, tc):
+        self.tc = tc
+        self.dir = _copy_entry("compat", tc, _compat_files(True))
+        self.include = os.path.join(self.dir, "src")
+        self.header = os.path.join(self.include, "dirigo_compat.h")
+        self.libdir = None
+
+    def library(self):
+        """The path of libdirigo_compat.so, built if missing (waiting for
+        another builder making it)."""
+        tc = self.tc
+        if self.libdir is None:
+            self.libdir = _copy_entry("compatlib", tc, _compat_files(False))
+        lib = os.path.join(self.libdir, "libdirigo_compat.so")
+        if os.path.exists(lib):
+            return lib
+        with extcache.locked(self.libdir):
+            if os.path.exists(lib):
+                return lib
+            src = os.path.join(self.libdir, "src")
+            flags = ([tc.std, "-fPIC", "-O1", "-w", "-I" + src] +
+                     ["-I" + p for p in tc.includes] +
+                     ["-D_GLIBCXX_USE_CXX11_ABI=%d" % tc.abi, "-include",
+                      os.path.join(src, "dirigo_compat.h")])
+            tmp = "%s.%d.tmp" % (lib, os.getpid())
+            ph = nvbuild.Phase("compat library", [tc.cxx, "-shared"] + flags +
+                               [os.path.join(src, "compat.cpp"), "-o", tmp] + tc.link,
+                               _env(), cwd=self.libdir)
+            try:
+                nvbuild.run([ph], self.libdir)
+            except nvbuild.Failed:
+                raise BuildError("the compat library did not build (see %s)" %
+                                 os.path.join(self.libdir, "phase-compat-library.log"))
+            extcache.publish(tmp, lib)
+        return lib
+
+
+def _local_headers(texts, dirs):
+    """(name, bytes) of the files that #include "..." in texts reaches in
+    dirs, transitively: the key of a build covers them, not the folder's
+    path."""
+    inc = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+    seen, out, todo = set(), [], list(texts)
+    while todo:
+        for name in inc.findall(todo.pop()):
+            if name in seen:
+                continue
+            seen.add(name)
+            for d in dirs:
+                p = os.path.join(d, name)
+                if os.path.isfile(p):
+                    with open(p, "rb") as f:
+                        data = f.read()
+                    out.append((name, data))
+                    todo.append(data.decode("utf-8", "replace"))
+                    break
+    return sorted(out)
+
+
+def _write_headers(d, headers):
+    """Rewritten copies of the local headers in the build folder d, which
+    the quoted includes of the sources there find first."""
+    for hname, data in headers:
+        p = os.path.normpath(os.path.join(d, hname))
+        if not p.startswith(d + os.sep):
+            continue        # outside the folder: the original is used
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w") as f:
+            f.write(rewrite(data.decode("utf-8", "replace")))
+
+
+def _env():
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)      # never trace the compilers
     env.pop("DIRIGO_TRACE_FD", None)
-    return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env)
+    return env
 
 
-def _wait_all(procs, logpath):
-    bad = [p for p in procs if p.wait() != 0]
-    if bad:
-        tail = ""
+def _rename(phases, suffix):
+    for ph in phases:
+        ph.name += suffix
+        ph.after = [a + suffix for a in ph.after]
+    return phases
+
+
+def _error_lines(d, phases):
+    """The first lines that say error, in the logs of the phases that failed
+    or, failing that, of all of them."""
+    out = []
+    for ph in phases:
+        if ph.status in (0, None, "skipped") and out:
+            continue
+        p = os.path.join(d, "phase-%s.log" % ph.name.replace(" ", "-"))
         try:
-            with open(logpath, errors="replace") as f:
-                lines = [l for l in f.read().splitlines() if "error" in l.lower()]
-            tail = "\n".join(lines[:8])
+            with open(p, errors="replace") as f:
+                out += [l for l in f.read().splitlines()[1:] if "error" in l.lower()]
         except OSError:
             pass
-        raise BuildError("the extension did not build (see %s)%s" %
-                         (logpath, ":\n" + tail if tail else ""))
+    return out[:8]
+
+
+def _write_log(d, phases, t0):
+    """build.log: every phase's log, in order; timing.json: the phases'
+    wall and CPU times (bench/build-time.sh reads it)."""
+    with open(os.path.join(d, "build.log"), "w") as log:
+        for ph in phases:
+            p = os.path.join(d, "phase-%s.log" % ph.name.replace(" ", "-"))
+            try:
+                with open(p, errors="replace") as f:
+                    log.write("## %s (%s)\n" % (ph.name, ph.status) + f.read())
+            except OSError:
+                pass
+    rec = {"total": round(time.monotonic() - t0, 3),
+           "phases": [{"name": ph.name, "start": ph.start and round(ph.start, 3),
+                       "end": ph.end and round(ph.end, 3), "cpu": round(ph.cpu, 3),
+                       "status": ph.status, "note": ph.note} for ph in phases]}
+    with open(os.path.join(d, "timing.json"), "w") as f:
+        json.dump(rec, f, indent=1)
+        f.write("\n")
 
 
 def build(name, cpp_sources=(), cuda_sources=(), extra_cflags=(), extra_cuda_cflags=(),
-          extra_ldflags=(), extra_include_paths=(), verbose=False):
+          extra_ldflags=(), extra_include_paths=(), verbose=False, cached_only=False):
     """Builds an extension module named name from sources (lists of
-    (file name, text)); returns the path of its .so, built or cached."""
-    import torch
-    extra_inc = ["-I" + p for p in extra_include_paths]
-    common = _common_flags(name) + extra_inc
-    cxx = os.environ.get("CXX", "c++")
-    cflags = ["-std=c++17", "-fPIC", "-O1", "-w", "-include",
-              os.path.join(COMPAT, "dirigo_compat.h")] + common + list(extra_cflags)
-    nvflags = (["-std=c++17", "-Xcompiler", "-fPIC", "-cudart", "shared", "-O3", "-w",
-                "-include", os.path.join(COMPAT, "dirigo_compat.h")] + CUDA_FLAGS +
-               _arch_flags() + common + list(extra_cuda_cflags))
-    h = hashlib.sha256()
-    for part in (BUILDER_VERSION, torch.__version__, _tool_version([nvcc_path(), "--version"]),
-                 _tool_version([cxx, "--version"]), " ".join(cflags), " ".join(nvflags),
-                 " ".join(extra_ldflags)):
-        h.update(part.encode() + b"\0")
-    for fn in ("dirigo_compat.h", "compat.cpp"):
-        with open(os.path.join(COMPAT, fn), "rb") as f:
-            h.update(f.read())
+    (file name, text)); returns the path of its .so, built or cached
+    (cached_only: the cached one, or None)."""
+    tc = toolchain()
+    if tc.compat is None:
+        tc.compat = Compat(tc)
+    compat = tc.compat
+    # Flags with the folders named by placeholders, for the key.
+    src_dirs = list(extra_include_paths)
+    inc = ["{compat}"] + tc.includes + ["{src%d}" % i for i in range(len(src_dirs))]
+    common = ["-I" + p for p in inc]
+    common += ["-DTORCH_EXTENSION_NAME=" + name, "-DTORCH_API_INCLUDE_EXTENSION_H",
+               "-D_GLIBCXX_USE_CXX11_ABI=%d" % tc.abi] + tc.pybind_flags
+    cflags = ([tc.std, "-fPIC", "-w", "-include", "{compat}/dirigo_compat.h"] + common +
+              list(extra_cflags) + ["-O0"])
+    nvflags = ([tc.std, "-Xcompiler", "-fPIC", "-cudart", "shared", "-O3", "-w",
+                "-include", "{compat}/dirigo_compat.h"] + CUDA_FLAGS + _arch_flags() + common +
+               list(extra_cuda_cflags))
+    texts = [t for _, t in list(cpp_sources) + list(cuda_sources)]
+    parts = [BUILDER_VERSION, tc.fingerprint, os.path.basename(compat.dir), " ".join(cflags),
+             " ".join(nvflags), " ".join(extra_ldflags), "phased %s" % _phased()]
+    # The sources as compiled (rewritten): a change of REWRITES rebuilds
+    # only the extensions it changes.
     for fname, text in list(cpp_sources) + list(cuda_sources):
-        h.update(fname.encode() + b"\0" + text.encode() + b"\0")
-    key = h.hexdigest()[:16]
-    root = cache_root()
-    d = os.path.join(root, "%s-%s" % (name, key))
-    so = os.path.join(d, name + ".so")
-    if os.path.exists(so):
-        return so
-    os.makedirs(d, exist_ok=True)
-    with open(os.path.join(d, ".lock"), "w") as lockf:
-        fcntl.flock(lockf, fcntl.LOCK_EX)
+        parts += [fname, rewrite(text)]
+    headers = _local_headers(texts, src_dirs)
+    for hname, data in headers:
+        parts += ["header " + hname, rewrite(data.decode("utf-8", "replace"))]
+    k = extcache.key(*parts)
+    subst = {"{compat}": compat.include}
+    subst.update({"{src%d}" % i: p for i, p in enumerate(src_dirs)})
+
+    def real(flags):
+        out = []
+        for a in flags:
+            for ph, p in subst.items():
+                a = a.replace(ph, p)
+            out.append(a)
+        return out
+
+    cflags, nvflags = real(cflags), real(nvflags)
+    so = os.path.join(extcache.root(), "%s-%s" % (name, k), name + ".so")
+    if os.path.exists(so) or cached_only:
+        return so if os.path.exists(so) else None
+    d = extcache.entry(name, k)
+    with extcache.locked(d):
         if os.path.exists(so):
             return so
-        logpath = os.path.join(d, "build.log")
         print("dirigo_trace: building extension '%s' (cached in %s)" % (name, d), file=sys.stderr)
-        objs, procs = [], []
-        with open(logpath, "w") as log:
-            for fname, text in cpp_sources:
-                src = os.path.join(d, fname)
-                with open(src, "w") as f:
-                    f.write(rewrite(text))
-                objs.append(src + ".o")
-                procs.append(_run([cxx] + cflags + ["-c", src, "-o", src + ".o"], log))
-            for fname, text in cuda_sources:
-                src = os.path.join(d, fname)
-                with open(src, "w") as f:
-                    f.write(rewrite(text))
-                objs.append(src + ".o")
-                procs.append(_run([nvcc_path()] + nvflags + ["-c", src, "-o", src + ".o"], log))
-            compat_o = os.path.join(d, "compat.o")
-            procs.append(_run([cxx] + cflags + ["-c", os.path.join(COMPAT, "compat.cpp"),
-                                                "-o", compat_o], log))
-            objs.append(compat_o)
-            _wait_all(procs, logpath)
-            tmp = so + ".tmp"
-            _wait_all([_run([nvcc_path(), "-shared", "-cudart", "shared", "-Xcompiler", "-fPIC",
-                             "-o", tmp] + objs + _link_flags() + list(extra_ldflags), log)],
-                      logpath)
-            os.rename(tmp, so)
+        t0 = time.monotonic()
+        env = _env()
+        phases, objs = [], []
+        _write_headers(d, headers)
+        for i, (fname, text) in enumerate(cpp_sources):
+            with open(os.path.join(d, fname), "w") as f:
+                f.write(rewrite(text))
+            objs.append(fname + ".o")
+            phases.append(nvbuild.Phase("c++ %d" % i, [tc.cxx] + cflags +
+                                        ["-c", fname, "-o", fname + ".o"], env, cwd=d))
+        for i, (fname, text) in enumerate(cuda_sources):
+            with open(os.path.join(d, fname), "w") as f:
+                f.write(rewrite(text))
+            obj = os.path.splitext(fname)[0] + ".o"
+            objs.append(obj)
+            args = nvflags + ["--keep", "--keep-dir", ".", "-c", fname, "-o", obj]
+            with open(os.path.join(d, os.path.splitext(fname)[0] + ".nvcc.json"), "w") as f:
+                json.dump(args, f)       # how to compile it with nvcc itself
+            got = nvbuild.plan(tc.nvcc, args, d, env, i) if _phased() else None
+            if got is None:
+                ps = [nvbuild.Phase("nvcc", [tc.nvcc] + nvflags + ["-c", fname, "-o", obj], env,
+                                    cwd=d)]
+            else:
+                ps, mid_file, mid = got
+                with open(mid_file, "w") as f:
+                    f.write(mid)
+                cc = [p for p in ps if p.name == "host compile"][0]
+                pch = hostpch.phase(cc, d, tc.host_version)
+                cc.after.append(pch.name)
+                ps.append(pch)
+            phases += _rename(ps, "" if len(cuda_sources) == 1 else " %d" % i)
+        tmp = so + ".tmp"
+        phases.append(nvbuild.Phase("link", [tc.nvcc, "-shared", "-cudart", "shared", "-Xcompiler",
+                                             "-fPIC", "-o", tmp] + objs + tc.link +
+                                    list(extra_ldflags), env,
+                                    after=[ph.name for ph in phases], cwd=d))
+        try:
+            nvbuild.run(phases, d, t0)
+        except nvbuild.Failed:
+            _write_log(d, phases, t0)
+            lines = _error_lines(d, phases)
+            raise BuildError("the extension did not build (see %s)%s" %
+                             (os.path.join(d, "build.log"),
+                              ":\n" + "\n".join(lines) if lines else ""))
+        _write_log(d, phases, t0)
+        extcache.publish(tmp, so)
     return so
 
 
+def _phased():
+    """Whether CUDA sources are compiled by nvcc's phases run here
+    (nvbuild.py), rather than by nvcc itself: DIRIGO_EXT_PHASES=0 says no."""
+    return os.environ.get("DIRIGO_EXT_PHASES", "1") != "0"
+
+
 def import_so(name, so):
-    """Imports the extension module name from its .so."""
+    """Imports the extension module name from its .so, after the compat
+    library it needs (loaded into the global namespace)."""
+    import ctypes
+    tc = toolchain()
+    if tc.compat is None:
+        tc.compat = Compat(tc)
+    ctypes.CDLL(tc.compat.library(), mode=ctypes.RTLD_GLOBAL)
     spec = importlib.util.spec_from_file_location(name, so)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -283,16 +505,21 @@ def load(name, sources, extra_cflags=None, extra_cuda_cflags=None, extra_ldflags
     return import_so(name, so)
 
 
-def load_cu(path):
+def load_cu(path, cached_only=False):
     """Builds and imports a one-file extension (an AI CUDA Engineer
-    solution: kernels, forward(), PYBIND11_MODULE(TORCH_EXTENSION_NAME))."""
+    solution: kernels, forward(), PYBIND11_MODULE(TORCH_EXTENSION_NAME)).
+    cached_only: returns the path of its cached .so, or None, and builds
+    and imports nothing."""
     with open(path) as f:
         text = f.read()
     name = "dirigo_ext_" + hashlib.sha256(text.encode()).hexdigest()[:12]
     kind = "cuda" if path.endswith(".cu") else "cpp"
     src = [(os.path.basename(path) if kind == "cuda" else "main.cpp", text)]
     so = build(name, [] if kind == "cuda" else src, src if kind == "cuda" else [],
-               extra_include_paths=[os.path.dirname(os.path.abspath(path))])
+               extra_include_paths=[os.path.dirname(os.path.abspath(path))],
+               cached_only=cached_only)
+    if cached_only:
+        return so
     return import_so(name, so)
 
 

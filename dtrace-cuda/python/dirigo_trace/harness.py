@@ -13,7 +13,18 @@ import os
 import sys
 import traceback
 
-from .mpack import packb
+try:
+    import msgpack
+except ImportError:  # depends on the machine
+    msgpack = None
+
+
+def packb(rec):
+    """The MessagePack bytes of one record (dicts keep their order)."""
+    if msgpack is None:
+        raise RuntimeError("dirigo_trace needs the msgpack package "
+                           "(apt-get install python3-msgpack, or pip install msgpack)")
+    return msgpack.packb(rec, use_bin_type=True)
 
 USAGE_STATUS = 2
 
@@ -69,15 +80,26 @@ class Sink:
                         "counts": dict(self.counts)})
 
 
-def record_run(sink, model, inputs, max_data, all_data, params=None, call=None, where=""):
+def record_run(sink, model, inputs, max_data, all_data, params=None, call=None, where="",
+               shapes=False):
     """Records model(*inputs) (or call(model, inputs)) into sink: inputs,
     parameters and buffers as tinputs (params: [(name, tensor[, own name])]
     in place of model.named_parameters(), buffers named "buffer:NAME"), the
-    ops, the outputs.  Returns 0, or 3 when
-    unsupported (tunsupported written)."""
+    ops, the outputs.  shapes: trace by shape (shapes.py) when the
+    record-only runtime is there to catch reads of what is not computed
+    and no record carries every tensor's bytes (all_data).  Returns 0, or 3
+    when unsupported (tunsupported written); ends the process with status
+    shapes.RETRACE when a trace by shape needs values."""
     import torch
     from .recorder import Recorder, Unsupported
-    rec = Recorder(sink.write, max_data=max_data, all_data=all_data, link=sink.link)
+    runner = None
+    if shapes and not all_data and sink.link is not None:
+        from .shapes import Poison, ShapeRunner
+        poison = Poison.find()
+        if poison is not None:
+            runner = ShapeRunner(poison)
+    rec = Recorder(sink.write, max_data=max_data, all_data=all_data, link=sink.link,
+                   shapes=runner)
     for i, x in enumerate(inputs):
         if isinstance(x, torch.Tensor):
             rec.add_input(x, "input", "arg%d" % i)

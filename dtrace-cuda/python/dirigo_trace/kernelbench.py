@@ -3,7 +3,7 @@ option --kernelbench, which runs this module twice, once per side, under
 the record-only CUDA runtime).
 
     python3 -m dirigo_trace.kernelbench build REF.py OPT
-    python3 -m dirigo_trace.kernelbench trace {ref|opt} REF.py OPT [--out FILE]
+    python3 -m dirigo_trace.kernelbench trace {ref|opt} REF.py OPT [--out FILE] [--shapes]
 
 REF.py is a KernelBench reference: class Model, get_inputs(),
 get_init_inputs().  OPT is the optimized program, in one of two forms:
@@ -27,8 +27,11 @@ those of the same shape; the trace names each by the reference's name
 (the program's own name, when it differs, is in the field "own").
 
 `build` builds the extension of OPT (or nothing) without tracing, so that
-the traced runs find it in the cache.  Exit statuses as dirigo_trace: 0
-done, 3 unsupported, 2 trouble.
+the traced runs find it in the cache.  `trace --shapes` traces by shape
+(shapes.py: torch ops are recorded, not computed) under the record-only
+runtime.  Exit statuses as dirigo_trace: 0 done, 3 unsupported, 2
+trouble; 4 (shapes.RETRACE) when a trace by shape needs values it did not
+compute, and must be made again without --shapes.
 """
 import argparse
 import importlib.util
@@ -286,7 +289,8 @@ def cmd_trace(o):
         sink = Sink(out if out else sys.stdout.buffer, name)
         model, inputs, params, call = build_side(o.ref, o.opt, o.side, o.seed)
         status = record_run(sink, model, inputs, o.max_data, o.all_data, params=params,
-                            call=call, where=o.opt if o.side == "opt" else o.ref)
+                            call=call, where=o.opt if o.side == "opt" else o.ref,
+                            shapes=o.shapes)
         sink.end(status)
     finally:
         if out:
@@ -312,6 +316,9 @@ def main(argv):
     t.add_argument("--seed", type=int, default=42)
     t.add_argument("--max-data", type=int, default=1 << 20)
     t.add_argument("--all-data", action="store_true")
+    t.add_argument("--shapes", action="store_true",
+                   help="trace by shape: do not compute torch ops (exit 4 when values "
+                        "are needed)")
     o = ap.parse_args(argv)
     try:
         return cmd_build(o) if o.cmd == "build" else cmd_trace(o)

@@ -28,6 +28,8 @@ new storage even where the allocator reuses an address.
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from . import torchver
+
 DTYPES = {
     torch.float32: "f32", torch.float64: "f64", torch.float16: "f16",
     torch.bfloat16: "bf16", torch.int64: "s64", torch.int32: "s32",
@@ -50,7 +52,8 @@ DATA_DEPENDENT_OPS = {"_local_scalar_dense", "nonzero", "masked_select",
 
 
 # Arguments some ops write in place although their schema does not say so
-# (torch 1.x native_batch_norm updates the running statistics in training).
+# (native_batch_norm updates the running statistics in training, in torch
+# 1.13 and 2.x alike; 2.x's _native_batch_norm_legit says so itself).
 HIDDEN_WRITES = {
     "native_batch_norm": ("running_mean", "running_var"),
     "cudnn_batch_norm": ("running_mean", "running_var"),
@@ -87,7 +90,26 @@ def tensor_bytes(t):
     return c.numpy().tobytes()
 
 
+_FAST_HASH = []
+
+
 def fnv1a64(b):
+    """The trace's content hash of bytes b (FNV-1a 64, as hex): by the
+    record-only runtime's dirigo_trace_hash when it is loaded, else here."""
+    if not _FAST_HASH:
+        import ctypes
+        try:
+            f = ctypes.CDLL(None).dirigo_trace_hash
+            f.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p]
+            f.restype = None
+            _FAST_HASH.append(f)
+        except (OSError, AttributeError):
+            _FAST_HASH.append(None)
+    if _FAST_HASH[0] is not None:
+        import ctypes
+        out = ctypes.create_string_buffer(17)
+        _FAST_HASH[0](bytes(b), len(b), out)
+        return out.value.decode()
     h = 0xcbf29ce484222325
     for x in b:
         h = ((h ^ x) * 0x100000001b3) & 0xffffffffffffffff
@@ -118,12 +140,16 @@ class Recorder(TorchDispatchMode):
     this process (kernels mixed with torch ops), else None.  Then every
     storage is registered with it, it records nothing while an op runs,
     and a storage that a kernel launch was given gets a new version.
+    shapes: a shapes.ShapeRunner that runs the ops (trace by shape), or
+    None to call them.
     """
 
-    def __init__(self, write, max_data=1 << 20, all_data=False, link=None):
+    def __init__(self, write, max_data=1 << 20, all_data=False, link=None, shapes=None):
         super().__init__()
+        torchver.warn_once()
         self.write = write
         self.link = link
+        self.shapes = shapes
         self.by_sid = {}        # storage id -> its entry in storages
         self.max_data = max_data
         self.all_data = all_data
@@ -339,7 +365,10 @@ class Recorder(TorchDispatchMode):
         if self.link is not None:
             self.link.suppress(1)
         try:
-            result = func(*args, **kwargs)
+            if self.shapes is not None:
+                result = self.shapes.run(func, named, args, kwargs)
+            else:
+                result = func(*args, **kwargs)
         finally:
             self.busy = False
             if self.link is not None:

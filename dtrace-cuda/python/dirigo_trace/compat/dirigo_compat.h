@@ -3,10 +3,12 @@
 // the source rewrites listed there.  The extension's tensors live on the
 // CPU, its kernels are recorded by the record-only CUDA runtime.
 //
-// dirigo_compat::DeviceGuard stands for at::cuda::CUDAGuard,
-// OptionalCUDAGuard, CUDAStreamGuard and OptionalCUDAStreamGuard: the
-// rewrite names it instead, because the real guards insist on CUDA
-// devices.  It accepts any constructor arguments and does nothing.
+// dirigo_compat::DeviceGuard stands for at::cuda::CUDAGuard and
+// OptionalCUDAGuard: the rewrite names it instead, because the real guards
+// insist on CUDA devices and the extension's tensors are on the CPU.  It
+// accepts any constructor arguments and does nothing.  The stream guards
+// (CUDAStreamGuard, OptionalCUDAStreamGuard) are torch's own: their
+// streams are CUDA streams (compat.cpp).
 #pragma once
 #ifdef __cplusplus
 namespace dirigo_compat {

@@ -1,0 +1,1 @@
+#include "../common/revscale_ref.cu"

@@ -1,0 +1,1 @@
+#include "../common/revcopy_ref.cu"

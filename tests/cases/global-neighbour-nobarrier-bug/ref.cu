@@ -1,0 +1,1 @@
+#include "../common/revthreads_ref.cu"

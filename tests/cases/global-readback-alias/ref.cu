@@ -1,0 +1,1 @@
+#include "../common/sqadd_ref.cu"

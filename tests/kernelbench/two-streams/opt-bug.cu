@@ -1,0 +1,3 @@
+// opt.cu with its bug: the second half starts one element late.
+#define ONE_SHORT 1
+#include "opt.cu"
