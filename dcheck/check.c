@@ -4,7 +4,8 @@
  * equal expressions one pointer), by a numeric screen, or by the solver.
  *
  * Before the screen and the solver, both expressions are normalised
- * (axioms.h: sound identities, the chosen approximation axioms) into a
+ * (axioms.h: sound identities, the chosen approximation axioms; then
+ * canon.h: sums, products, max and min in canonical form) into a
  * context of the location's own, so that what follows depends on the
  * location alone, not on what this worker resolved before: results are
  * the same whatever the number of workers and whichever worker checks
@@ -15,6 +16,7 @@
  * "timeout", never another result.
  */
 #include "axioms.h"
+#include "canon.h"
 #include "dcheck.h"
 
 #include <math.h>
@@ -178,11 +180,21 @@ void check_location(struct checker *c, uint32_t output, uint64_t index, struct a
 	nz = ax_norm_new(lc, c->o->axioms);
 	e[0] = ax_norm(nz, e[0]);
 	e[1] = ax_norm(nz, e[1]);
+	/* sums, products, max and min in one form whatever their association
+	 * (canon.h); what still differs goes on, smaller */
+	canon_pair(lc, e, CANON_STEPS_DEFAULT);
 	if (e[0] == e[1]) {
 		loc->result = LR_EQUAL;
 		loc->how = LH_STRUCTURAL;
 		goto out;
 	}
+	for (int p = 0; p < 2; p++)
+		if (e_has_undef(e[p])) {          /* an infinity no max or min absorbed */
+			const char *const *nm = c->st->obl.names;
+			loc->detail = arena_printf(a, "%s: the value is undefined (an infinite float constant "
+			                           "that no max or min absorbs)", nm[p] ? nm[p] : p ? "opt" : "ref");
+			goto out;
+		}
 	w->output = output;
 	w->index = index;
 	w->off = off;

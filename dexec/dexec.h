@@ -632,8 +632,8 @@ int dx_func_add_reg(struct dx_launch *L, struct dx_func *df, const char *name, e
 /* Undef tags of the non-finite float constants (operand.c): -inf and
  * +inf are kept as distinguished undefined reals that max (-inf) and min
  * (+inf) absorb; every other use is unsupported. */
-#define DX_UNDEF_NINF 0xD1F0001ull
-#define DX_UNDEF_PINF 0xD1F0002ull
+#define DX_UNDEF_NINF E_UNDEF_NINF
+#define DX_UNDEF_PINF E_UNDEF_PINF
 bool dx_is_inf(const struct expr *e, int sign);   /* sign -1: -inf, +1: +inf, 0: either */
 
 #endif

@@ -148,6 +148,8 @@ int dx_shared_target(struct dx_launch *L, const struct ptx_instr *in, const stru
 		                      "a shared-memory address that is not a shared variable plus an offset");
 	if (e_has_data(o))
 		return dx_unsupported(L, in, "data-dependent address", "an address that depends on loaded data");
+	if (e_has_undef(o))
+		return dx_unsupported(L, in, "undefined address", "an address computed from an undefined value");
 	/* bounds of the variable the address is based on (else of the window) */
 	uint64_t lo = 0, len = L->sh->bytes;
 	const char *name = "the shared window";

@@ -368,7 +368,11 @@ static const struct expr *ucond(struct ectx *cx, struct umemo *m, const struct e
 	if (!e_has_undef(e))
 		return e_bool(cx, false);
 	if (e->op == EOP_UNDEF) {
-		if (!is_shfl_undef(e))
+		/* -inf and +inf are values (dexec.h): stored, they are for a
+		 * max or min of the back-projection to absorb; as an address
+		 * or a branch condition they are unsupported where those are
+		 * used */
+		if (!is_shfl_undef(e) && !dx_is_inf(e, 0))
 			m->other = true;
 		return e_bool(cx, is_shfl_undef(e));
 	}

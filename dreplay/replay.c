@@ -10,6 +10,7 @@
  *    whole (confirm.c).  When they run, they decide whether the witness
  *    is confirmed.
  */
+#include "canon.h"
 #include "dreplay.h"
 #include "deadline.h"
 #include "ptx/ptx.h"
@@ -282,6 +283,15 @@ void replay_witness(struct resolver *r, const struct sym_state *st, const struct
 			return;
 		}
 	}
+	/* as dcheck compared them: an infinity a max or min absorbs is gone
+	 * (canon.h); one that stays leaves the value undefined */
+	canon_pair(st->cx, e, CANON_STEPS_DEFAULT);
+	for (int p = 0; p < 2; p++)
+		if (e_has_undef(e[p])) {
+			rp->message = arena_printf(a, "%s: the value is undefined (an infinite float constant "
+			                           "that no max or min absorbs)", ob->names[p] ? ob->names[p] : p ? "opt" : "ref");
+			return;
+		}
 	struct inputs in = { w, ob };
 	if (e_has_opaque(e[0]) || e_has_opaque(e[1])) {
 		/* no value in the model: only a run of the programs can confirm */

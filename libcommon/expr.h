@@ -221,6 +221,11 @@ const struct expr *e_var(struct ectx *cx, uint64_t id, sort_t sort);
 /* An undef carrying a reason tag in u (distinct tags: distinct nodes, so
  * the solver treats them as independent unknowns); e_undef is tag 0. */
 const struct expr *e_undef_tag(struct ectx *cx, sort_t sort, uint64_t tag);
+/* Tags of the undefined reals that stand for the infinite float constants
+ * (dexec): max absorbs -inf and min +inf (canon.h); every other use keeps
+ * the value undefined. */
+#define E_UNDEF_NINF 0xD1F0001ull
+#define E_UNDEF_PINF 0xD1F0002ull
 
 /* Generic constructor: op with n arguments; sort is the result sort where
  * the op does not determine it (ZEXT/SEXT/EXTRACT/R2S/R2U/BOOL2BV/ITE may pass

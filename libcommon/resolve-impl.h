@@ -34,6 +34,7 @@ struct inv_query {
 	uint64_t off;
 	uint64_t max_enum;
 	uint32_t launch;                 /* for messages */
+	struct wtab_cache *tabs;         /* NULL: no enumeration tables */
 };
 
 /* Fills up to max threads; returns how many were found (at most max), or
@@ -42,6 +43,26 @@ struct inv_query {
 int invert_write(const struct inv_query *q, uint32_t tids[][3], uint32_t ctaids[][3],
                  int max, struct resolve_info *acc);
 
+/* Enumeration (resolve-enum.c): the write's addresses for every thread
+ * of q's geometry, evaluated once per (address, domain, geometry) and
+ * kept in q->tabs; answers as invert_write, or INV_UNTABLED when the
+ * geometry is too large or an address cannot be evaluated. */
+#define INV_UNTABLED (-2)
+struct wtab_cache;
+struct wtab_cache *wtab_cache_new(void);
+void wtab_cache_free(struct wtab_cache *c);          /* NULL ok */
+/* Making a table looks at dl (the resolver's deadline) as it goes. */
+struct deadline_check;
+void wtab_cache_set_deadline(struct wtab_cache *c, struct deadline_check *dl);
+int inv_table(const struct inv_query *q, uint32_t tids[][3], uint32_t ctaids[][3],
+              int max, struct resolve_info *acc);
+/* The shared writes of sw, latest (epoch, warp epoch, program order)
+ * first: sw->nshared indices, kept in c. */
+const uint32_t *wtab_shared_order(struct wtab_cache *c, const struct sym_writes *sw);
+/* resolve-inv.c: the failure for a store at a that overlaps the read
+ * other than exactly (or with another element type). */
+int inv_overlap_fail(const struct inv_query *q, uint64_t a, struct resolve_info *acc);
+
 /* Shared memory (resolve-shared.c).  The write a reader thread (tid,
  * ctaid) sees through a shared LOAD leaf (space SYM_SHARED_SPACE(launch),
  * constant address packing offset, epoch and warp epoch): the latest
@@ -49,23 +70,20 @@ int invert_write(const struct inv_query *q, uint32_t tids[][3], uint32_t ctaids[
  * of the same warp in an earlier warp epoch of the reader's epoch.
  * Returns 1 with *w and the writer's tid in wtid, 0 when no write
  * reaches it (uninitialised shared memory; *launch, *off say where), -1
- * after ri_fail. */
-struct shinv;                        /* tables of non-affine shared writes by address */
-struct shinv *shinv_new(void);
-void shinv_free(struct shinv *s);    /* NULL ok */
+ * after ri_fail.  tabs: enumeration tables (NULL: none, and the writes
+ * are inverted in stream order). */
 int shared_writer(const struct sym_state *st, struct ectx *cx, struct smt *smt, uint64_t max_enum,
-                  struct shinv *inv, const struct expr *load, const uint32_t tid[3], const uint32_t ctaid[3],
+                  struct wtab_cache *tabs, const struct expr *load, const uint32_t tid[3], const uint32_t ctaid[3],
                   const struct sym_shwrite **w, uint32_t wtid[3], uint32_t *launch, uint64_t *off,
                   struct resolve_info *acc);
 
 /* resolve.c, for resolve-atomic.c: the resolver's expressions and
- * state, its tables of shared writes; x at a thread with its loads resolved (NULL when one is
+ * state; x at a thread with its loads resolved (NULL when one is
  * unknown); the contents of value v at off before the launch that
  * defines it (its previous version, or UNDEF with RI_UNINIT); a shared
  * LOAD at a thread from the plain shared writes alone. */
 struct ectx *rs_cx(const struct resolver *r);
 const struct sym_state *rs_state(const struct resolver *r);
-struct shinv *rs_shinv(struct resolver *r);
 unsigned rs_max_depth(const struct resolver *r);      /* nested resolutions allowed */
 const struct expr *rs_at_thread(struct resolver *r, const struct expr *x, const uint32_t tid[3],
                                 const uint32_t ctaid[3], unsigned depth, struct resolve_info *acc);

@@ -9,8 +9,9 @@
  * coordinates absent from the address are enumerated).  Every candidate is
  * checked by evaluating the address and the domain.  Addresses near off
  * that would overlap the read partially are tried the same way.  When the
- * search exceeds max_enum nodes, or the address is not affine, the solver
- * is asked.
+ * search exceeds max_enum nodes, or the address is not affine, the write's
+ * table of addresses by thread answers (resolve-enum.c) where the query
+ * has tables and the geometry is small enough; else the solver is asked.
  */
 #include "resolve-impl.h"
 
@@ -285,5 +286,15 @@ int invert_write(const struct inv_query *q, uint32_t tids[][3], uint32_t ctaids[
                  int max, struct resolve_info *acc)
 {
 	int k = inv_fast(q, tids, ctaids, max, acc);
+	if (k == NOT_FAST && q->tabs) {
+		int t = inv_table(q, tids, ctaids, max, acc);
+		if (t != INV_UNTABLED)
+			return t;
+	}
 	return k != NOT_FAST ? k : inv_solver(q, tids, ctaids, max, acc);
+}
+
+int inv_overlap_fail(const struct inv_query *q, uint64_t a, struct resolve_info *acc)
+{
+	return overlap_fail(q, a, acc);
 }

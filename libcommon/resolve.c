@@ -75,8 +75,8 @@ struct resolver {
 	size_t mcap, mlen;
 	uint64_t call_elems, call_shared;
 	struct rop *rop;                   /* torch ops (resolve-op.c), made on first use */
+	struct wtab_cache *tabs;           /* enumeration tables (resolve-enum.c) */
 	struct shmemo_ent *sh;             /* shared loads resolved */
-	struct shinv *shinv;               /* non-affine shared writes by address (made on first use) */
 	size_t shcap, shlen;
 	struct deadline_check dl;
 };
@@ -115,6 +115,8 @@ struct resolver *resolver_new(const struct sym_state *st, struct smt *s)
 		}
 	}
 	free(fill);
+	r->tabs = wtab_cache_new();
+	wtab_cache_set_deadline(r->tabs, &r->dl);
 	r->mcap = 1024;
 	r->memo = xmalloc(r->mcap * sizeof *r->memo);
 	for (size_t i = 0; i < r->mcap; i++)
@@ -141,8 +143,8 @@ void resolver_free(struct resolver *r)
 	free(r->wc);
 	free(r->memo);
 	free(r->sh);
-	shinv_free(r->shinv);
 	rop_free(r->rop);
+	wtab_cache_free(r->tabs);
 	free(r);
 }
 
@@ -360,7 +362,7 @@ int rs_shared_writer(struct resolver *r, const struct expr *load, const uint32_t
 {
 	uint32_t launch;
 	uint64_t off;
-	return shared_writer(r->st, r->cx, r->smt, r->lim.max_enum, rs_shinv(r), load, tid, ctaid, w, wtid,
+	return shared_writer(r->st, r->cx, r->smt, r->lim.max_enum, r->tabs, load, tid, ctaid, w, wtid,
 	                     &launch, &off, acc);
 }
 
@@ -397,7 +399,7 @@ const struct expr *rs_shared_plain(struct resolver *r, const struct expr *e, con
 	struct resolve_info loc;
 	memset(&loc, 0, sizeof loc);
 	const struct expr *x;
-	int k = shared_writer(r->st, r->cx, r->smt, r->lim.max_enum, rs_shinv(r), e, tid, ctaid, &w, wtid,
+	int k = shared_writer(r->st, r->cx, r->smt, r->lim.max_enum, r->tabs, e, tid, ctaid, &w, wtid,
 	                      &launch, &off, &loc);
 	if (k < 0)
 		x = NULL;
@@ -466,7 +468,10 @@ static const struct expr *thread_leaf(struct ectx *cx, const struct expr *e, voi
 		ri_fail(t->acc, RI_UNSUPPORTED, "a stored value depends on a pointer or free variable");
 		break;
 	case EOP_UNDEF:
-		t->acc->flags |= RI_UNDEF;
+		/* -inf and +inf stay for max and min to absorb (canon.h); dcheck
+		 * says "undefined" where one is left */
+		if (e->sort != SORT_REAL || (e->u != E_UNDEF_NINF && e->u != E_UNDEF_PINF))
+			t->acc->flags |= RI_UNDEF;
 		return NULL;
 	default:
 		return NULL;
@@ -502,13 +507,6 @@ struct ectx *rs_cx(const struct resolver *r)
 const struct sym_state *rs_state(const struct resolver *r)
 {
 	return r->st;
-}
-
-struct shinv *rs_shinv(struct resolver *r)
-{
-	if (!r->shinv)
-		r->shinv = shinv_new();
-	return r->shinv;
 }
 
 unsigned rs_max_depth(const struct resolver *r)
@@ -763,7 +761,7 @@ static int res_launch(struct resolver *r, uint32_t v, uint64_t off, enum etype e
 			.lin = r->wc[wi].lin_ok ? &r->wc[wi].lin : NULL,
 			.wsize = etype_size(r->wl[wi]->et), .rsize = etype_size(et),
 			.same_kind = readable_as(r->wl[wi]->et, et),
-			.off = off, .max_enum = r->lim.max_enum, .launch = l,
+			.off = off, .max_enum = r->lim.max_enum, .launch = l, .tabs = r->tabs,
 		};
 		uint32_t tids[MAX_MATCH][3], ctaids[MAX_MATCH][3];
 		int k = invert_write(&q, tids, ctaids, MAX_MATCH, acc);

@@ -2,8 +2,9 @@
 # nvcc-build.sh SRC OUT [NVCC-OPTIONS...]: compile a standalone CUDA program
 # with the runtime linked dynamically (so dtrace-cuda can trace it):
 #   nvcc -cudart shared -O2 -lineinfo [NVCC-OPTIONS] -o OUT SRC
-# Results are cached under build/cuda-cache by a hash of the source, the
-# options and the nvcc version, so reruns are instant.
+# Results are cached under build/cuda-cache by a hash of the source (with
+# the files it includes with #include "..."), the options and the nvcc
+# version, so reruns are instant.
 set -eu
 if [ $# -lt 2 ]; then
 	echo "usage: nvcc-build.sh SRC OUT [NVCC-OPTIONS...]" >&2
@@ -20,7 +21,17 @@ if [ ! -x "$nvcc" ]; then
 fi
 [ -r "$src" ] || { echo "nvcc-build.sh: cannot read '$src'" >&2; exit 2; }
 cache=${DIRIGO_CUDA_CACHE:-$root/build/cuda-cache}
-key=$( { cat "$src"; printf '%s\n' "$@"; "$nvcc" --version; } | sha256sum | cut -c1-32)
+# closure FILE [DEPTH]: FILE and, recursively, the files it includes with
+# #include "...", relative to its folder (the key must change with them)
+closure() {
+	cat "$1"
+	[ "${2:-0}" -lt 8 ] || return 0
+	sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$1" | while read -r inc; do
+		f=$(dirname "$1")/$inc
+		[ -r "$f" ] && closure "$f" $((${2:-0} + 1))
+	done
+}
+key=$( { closure "$src"; printf '%s\n' "$@"; "$nvcc" --version; } | sha256sum | cut -c1-32)
 hit=$cache/$key
 if [ ! -x "$hit" ]; then
 	mkdir -p "$cache"

@@ -1,0 +1,1 @@
+#include "../common/matmul_ref.cu"

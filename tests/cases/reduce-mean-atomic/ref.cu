@@ -1,0 +1,1 @@
+#include "../common/mean_ref.cu"

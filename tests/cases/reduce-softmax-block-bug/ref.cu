@@ -1,0 +1,1 @@
+#include "../common/softmax_ref.cu"

@@ -1,0 +1,84 @@
+#!/bin/sh
+# Large reductions against torch (tests/kernelbench/, AI CUDA Engineer
+# form: ref.py with module_fn, opt.cu with forward): a tiled matmul with
+# non-affine shared stores against torch.mm, a softmax with block-wide
+# max and sum trees (and -inf padding) against torch.softmax, a mean of
+# per-block partials each divided by N and added with atomicAdd against
+# torch.mean; each with a buggy twin (a wrong tile count, a sum tree over
+# half the row, a wrong divisor).  The reductions are computed in other
+# associations on the two sides, so a correct pair is decided by
+# structure (dcheck's canonical forms), and a buggy one by a witness
+# that dreplay confirms by running both programs.
+#
+# Skipped as tests/t/6200-kernelbench.sh is (python3 with torch, nvcc,
+# torch's C++ headers); the extensions are built once and cached.
+
+. "$(dirname "$0")/test-lib.sh"
+
+KB=$ROOT/tests/kernelbench
+PY=$("$ROOT/dtrace-cuda/python/dirigo-python") || SKIP_ALL="no python3 that imports torch"
+command -v jq >/dev/null || SKIP_ALL="jq not found"
+have_nvcc || SKIP_ALL="nvcc not found"
+if [ -z "${SKIP_ALL:-}" ]; then
+	"$PY" - 2>/dev/null <<-\EOF || SKIP_ALL="no torch C++ headers or pybind11 (install libtorch-dev pybind11-dev)"
+	import os, sys, sysconfig
+	import torch.utils.cpp_extension as c
+	inc = c.include_paths() + [sysconfig.get_paths()["include"], "/usr/include"]
+	need = ["torch/extension.h", "pybind11/pybind11.h", "Python.h"]
+	sys.exit(0 if all(any(os.path.exists(os.path.join(d, n)) for d in inc) for n in need) else 1)
+	EOF
+fi
+export DIRIGO_EXT_CACHE="${DIRIGO_EXT_CACHE:-$ROOT/build/ext-cache}" DIRIGO_PYTHONPATH="$ROOT/dtrace-cuda/python"
+
+# pair NAME: the whole pipeline on tests/kernelbench/NAME; the verdict
+# stream in NAME.jsonl, the exit status of dreplay in NAME.status.
+pair() {
+	dtrace-cuda --kernelbench -o "$1" "$KB/$1/ref.py" "$KB/$1/opt.cu" 2>"$1.trace-err" &&
+	dmerge "$1/ref.trace" "$1/opt.trace" >"$1.obl" &&
+	dexec "$1.obl" >"$1.sym" &&
+	{ dcheck --max-locations 12 "$1.sym" >"$1.ver"; test $? -le 1; } &&
+	{ dreplay "$1.ver" >"$1.rep" 2>"$1.report"; echo $? >"$1.status"; } &&
+	dcat "$1.rep" >"$1.jsonl"
+}
+
+# correct NAME: exit 0, checked-correct, every location decided by structure.
+correct() {
+	pair "$1" &&
+	test "$(cat "$1.status")" = 0 &&
+	jq -s -e 'map(select(.t=="verdict"))[0] | .result == "checked-correct" and
+		.equal == .checked and .structural == .checked' "$1.jsonl" >/dev/null
+}
+
+# buggy NAME: exit 1 with a wrong result that dreplay confirms.
+buggy() {
+	pair "$1" &&
+	test "$(cat "$1.status")" = 1 &&
+	jq -s -e 'map(select(.t=="verdict"))[0].result == "buggy"' "$1.jsonl" >/dev/null &&
+	jq -s -e 'map(select(.t=="replay" and .confirmed)) | length > 0' "$1.jsonl" >/dev/null
+}
+
+# check_pair NAME: the verdict NAME/expect names (correct or buggy).
+check_pair() {
+	case "$(cat "$KB/$1/expect")" in
+	correct) correct "$1" ;;
+	buggy) buggy "$1" ;;
+	*) echo "$KB/$1/expect: neither correct nor buggy" >&2; false ;;
+	esac
+}
+
+if [ -n "${SKIP_ALL:-}" ]; then
+	test_skip "$SKIP_ALL"
+	test_done
+	exit
+fi
+
+test_expect_success 'tiled matmul with non-affine shared stores = torch.mm, by structure' 'check_pair matmul-tiled'
+test_expect_success 'tiled matmul that drops the partial last tile: a confirmed witness' 'check_pair matmul-tiled-bug'
+test_expect_success 'softmax by block max and sum trees, -inf padding = torch.softmax, by structure' '
+	check_pair softmax-block
+'
+test_expect_success 'softmax whose sum tree covers half the row: a confirmed witness' 'check_pair softmax-block-bug'
+test_expect_success 'mean of per-block partials / N, atomicAdd = torch.mean, by structure' 'check_pair mean-atomic'
+test_expect_success 'mean with partials divided by the thread count: a confirmed witness' 'check_pair mean-atomic-bug'
+
+test_done
