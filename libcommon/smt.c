@@ -244,30 +244,6 @@ static void watch_end(struct watch *w, bool watched)
 	pthread_mutex_unlock(&wd.mu);
 }
 
-/* Z3_solver_assert under the wall-clock limit: Z3 simplifies and
- * internalises what it is given as it takes it, which for a term of a
- * large reduction can take longer than any check.  False (s->timed_out)
- * when the limit passed or the watchdog interrupted it. */
-static bool assert_watched(struct smt *s, Z3_solver so, Z3_ast a)
-{
-	double until = until_of(s);
-	if (deadline_passed(until)) {
-		s->timed_out = true;
-		s->stats.timeouts++;
-		return false;
-	}
-	struct watch w;
-	bool watched = watch_begin(s, &w, until);
-	Z3_solver_assert(s->z, so, a);
-	watch_end(&w, watched);
-	if (w.fired || deadline_passed(until)) {
-		s->timed_out = true;
-		s->stats.timeouts++;
-		return false;
-	}
-	return true;
-}
-
 /* Z3_solver_check under the limits; s->timed_out says whether an
  * undecided answer was the wall clock's doing. */
 static Z3_lbool check(struct smt *s, Z3_solver so)
@@ -1090,8 +1066,9 @@ enum smt_equiv_result smt_equiv(struct smt *s, const struct expr *a, const struc
 	/* 1: can they differ at all? */
 	Z3_solver_push(s->z, so);
 	s->timed_out = false;
-	Z3_lbool r = wq.fired ? Z3_L_UNDEF :
-	             assert_watched(s, so, K(s, Z3_mk_not(s->z, mk_eq(s, za, zb)))) ? check(s, so) : Z3_L_UNDEF;
+	if (!wq.fired)
+		Z3_solver_assert(s->z, so, K(s, Z3_mk_not(s->z, mk_eq(s, za, zb))));
+	Z3_lbool r = wq.fired ? Z3_L_UNDEF : check(s, so);
 	if (wq.fired)
 		s->timed_out = true;
 	Z3_solver_pop(s->z, so, 1);
