@@ -128,6 +128,21 @@ test_expect_success 'a header prefix: the first build marks it, the next precomp
 	grep -q "^#include \".*/pch-[0-9a-f]*/prefix.h\"" "$(entry e.out)/scale4.cudafe1.pch.cpp"
 '
 
+test_expect_success 'a program in another folder uses the same precompiled header' '
+	mkdir -p elsewhere && sed "s/^#define SCALE 2.0f/#define SCALE 6.0f/" "$EXT/twice.cu" >elsewhere/scale6.cu &&
+	build elsewhere/scale6.cu >g.out 2>g.err &&
+	test "$(pch_note g.out)" = used &&
+	grep -q "\[1, 1\]$" g.out
+'
+
+test_expect_success 'not where a file of the program has the name of a header it read' '
+	mkdir -p shadow && : >shadow/driver_types.h &&
+	sed "s/^#define SCALE 2.0f/#define SCALE 7.0f/" "$EXT/twice.cu" >shadow/scale7.cu &&
+	build shadow/scale7.cu >h.out 2>h.err &&
+	test "$(pch_note h.out)" = shadowed &&
+	grep -q "shadow/driver_types.h has the name of a header the prefix read" "$(entry h.out)/phase-host-pch.log"
+'
+
 test_expect_success 'with the precompiled header, the object defines what it defines without' '
 	DIRIGO_EXT_PCH=0 DIRIGO_EXT_CACHE=$TRASH/nopch build scale4.cu >f.out 2>f.err &&
 	test "$(pch_note f.out)" = off &&

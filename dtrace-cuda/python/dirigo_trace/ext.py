@@ -409,7 +409,7 @@ def build(name, cpp_sources=(), cuda_sources=(), extra_cflags=(), extra_cuda_cfl
                 with open(mid_file, "w") as f:
                     f.write(mid)
                 cc = [p for p in ps if p.name == "host compile"][0]
-                pch = hostpch.phase(cc, d, tc.host_version)
+                pch = hostpch.phase(cc, d, tc.host_version, src_dirs)
                 cc.after.append(pch.name)
                 ps.append(pch)
             phases += _rename(ps, "" if len(cuda_sources) == 1 else " %d" % i)
