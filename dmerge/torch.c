@@ -258,7 +258,18 @@ static void *fill_bytes(struct arena *a, enum etype et, uint64_t n, double fill)
 	return d;
 }
 
-/* Results of a creation op become uninit or data values; false if the op
+/* The byte every one of the n bytes at p is, or -1 if they differ: a fill
+ * of such an element is a memset (zeros, of any dtype), which costs the
+ * stream nothing whatever the tensor's size. */
+static int one_byte(const unsigned char *p, uint64_t n)
+{
+	for (uint64_t i = 1; i < n; i++)
+		if (p[i] != p[0])
+			return -1;
+	return n ? p[0] : -1;
+}
+
+/* Results of a creation op become uninit, memset or data values; false if the op
  * is not one or a result cannot be described that way. */
 static bool take_creation(struct merge *m, int p, const struct torch_op *c, const uint32_t *ids,
                           uint32_t nopnd, uint32_t n, const bool *fresh)
@@ -283,10 +294,16 @@ static bool take_creation(struct merge *m, int p, const struct torch_op *c, cons
 		uint64_t es = etype_size(tv->v.dtype), ne = obl_view_numel(&tv->v);
 		struct obl_value v = { .def = VD_UNINIT, .input = NO_VALUE };
 		if (kind == 2) {
-			v.def = VD_DATA;
 			v.off = (uint64_t)tv->v.offset * es;
 			v.len = ne * es;
-			v.data = fill_bytes(&m->arena, tv->v.dtype, ne, fill);
+			int byte = one_byte(fill_bytes(&m->arena, tv->v.dtype, 1, fill), es);
+			if (byte >= 0) {
+				v.def = VD_MEMSET;
+				v.fill = (uint8_t)byte;
+			} else {
+				v.def = VD_DATA;
+				v.data = fill_bytes(&m->arena, tv->v.dtype, ne, fill);
+			}
 		}
 		torch_new_value(m, p, tv->storage, v);
 		pr->stores.items[tv->storage].tver = tv->version;

@@ -132,6 +132,24 @@ test_expect_success 'torch: storages in SSA, in-place ops make versions, views m
 	test_cmp expect actual
 '
 
+test_expect_success 'torch: zeros of any size are a memset, other fills are data' '
+	Z="{\"t\":\"tensor\",\"tensor\":2,\"storage\":2,\"version\":0,\"dtype\":\"f32\",\"shape\":[32768,32768],\"stride\":[32768,1],\"offset\":0}" &&
+	ZOP="{\"t\":\"op\",\"seq\":0,\"op\":\"aten::zeros\",\"args\":[{\"name\":\"size\",\"ints\":[32768,32768]}],\"outs\":[2]}" &&
+	O="{\"t\":\"tensor\",\"tensor\":3,\"storage\":3,\"version\":0,\"dtype\":\"f32\",\"shape\":[2,2],\"stride\":[2,1],\"offset\":0}" &&
+	OOP="{\"t\":\"op\",\"seq\":1,\"op\":\"aten::ones\",\"args\":[{\"name\":\"size\",\"ints\":[2,2]}],\"outs\":[3]}" &&
+	tt ref "$Z" "$ZOP" "$O" "$OOP" "{\"t\":\"toutput\",\"tensor\":2,\"name\":\"out0\"}" \
+		"{\"t\":\"toutput\",\"tensor\":3,\"name\":\"out1\"}" &&
+	cp ref.trace opt.trace &&
+	dmerge --no-trim ref.trace opt.trace >z.obl &&
+	test $(wc -c <z.obl) -lt 100000 &&
+	dcat z.obl | jq -c "select(.t==\"value\" and .prog==0 and .storage>1) | [.def,.fill,.off,.len,(.data|tostring|length>4)]" >actual &&
+	cat >expect <<-\EOT &&
+	["memset",0,0,4294967296,false]
+	["data",null,0,16,true]
+	EOT
+	test_cmp expect actual
+'
+
 test_expect_success 'torch: a strided output is copied by a clone dmerge adds' '
 	tt ref "$T2" "$MM" "$T3" "$RELU_" "$T4" "$TR" "{\"t\":\"toutput\",\"tensor\":4,\"name\":\"out0\"}" &&
 	dmerge --no-trim ref.trace ref.trace | dcat >s.jsonl &&
