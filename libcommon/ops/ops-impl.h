@@ -97,9 +97,10 @@ bool norm_bind(struct bind *b, int kind);      V norm_elem(struct alg *A, unsign
 bool pool_bind(struct bind *b, int kind);      V pool_elem(struct alg *A, unsigned r, const int64_t *idx);
 bool loss_bind(struct bind *b, int kind);      V loss_elem(struct alg *A, unsigned r, const int64_t *idx);
 bool view_bind(struct bind *b, int kind);      V view_elem(struct alg *A, unsigned r, const int64_t *idx);
+bool mat_bind(struct bind *b, int kind);       V mat_elem(struct alg *A, unsigned r, const int64_t *idx);
 
 /* The op tables of the families (one file each), ended by a NULL name. */
 extern const struct op_def ew_defs[], red_defs[], lin_defs[], conv_defs[],
-	norm_defs[], pool_defs[], loss_defs[], view_defs[];
+	norm_defs[], pool_defs[], loss_defs[], view_defs[], mat_defs[];
 
 #endif

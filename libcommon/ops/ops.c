@@ -327,7 +327,7 @@ const char *b_str(struct bind *b, const char *name, const char *dflt)
 /* ---- the table ---------------------------------------------------------- */
 
 static const struct op_def *const families[] = {
-	ew_defs, red_defs, lin_defs, conv_defs, norm_defs, pool_defs, loss_defs, view_defs
+	ew_defs, red_defs, lin_defs, conv_defs, norm_defs, pool_defs, loss_defs, view_defs, mat_defs
 };
 #define NFAM (sizeof families / sizeof *families)
 

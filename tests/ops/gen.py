@@ -152,6 +152,11 @@ def cases():
     yield "select-permute", lambda a: a[:, 1].permute(1, 0).flatten() + 0.0, [r(3, 4, 5)]
     yield "transpose-squeeze", lambda a: a.transpose(0, 2).squeeze(1) * 2, [r(3, 1, 5)]
     yield "softsign-ops", F.softsign, [r(3, 4)]
+    yield "diag-vector", lambda a: torch.diag(a), [r(4)]
+    yield "diag-vector-k", lambda a: torch.diag(a, 2)[:5, :5] + torch.diag(a, -1), [r(4)]
+    yield "diag-matrix", lambda a: torch.diag(a)[:3] + torch.diag(a, 1)[:3] + torch.diag(a, -2).sum(), [r(4, 5)]
+    yield "triu-tril", lambda a: torch.triu(a) + torch.tril(a, -1) * 2 + torch.triu(a, 2) * 3, [r(2, 4, 5)]
+    yield "tril-k", lambda a: torch.tril(a, 1), [r(5, 3)]
 
 
 def main(argv):
