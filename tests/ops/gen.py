@@ -83,6 +83,12 @@ def cases():
     yield "max-dim", lambda a: torch.max(a, dim=1)[0], [r(3, 4, 5)]
     yield "min-dim", lambda a: torch.min(a, dim=2, keepdim=True)[0], [r(3, 4, 5)]
     yield "max-all", lambda a: torch.max(a), [r(3, 4)]
+    # ties (rounded values) show that the first extreme is the one named
+    for d, kd in [(1, False), (-1, True), (None, False), (None, True)]:
+        yield "argmax%s%s" % (d, kd), (lambda d, k: lambda a: torch.argmax(a, dim=d, keepdim=k))(d, kd), [r(3, 4, 5)]
+        yield "argmin%s%s" % (d, kd), (lambda d, k: lambda a: torch.argmin(a, dim=d, keepdim=k))(d, kd), [r(3, 4, 5)]
+        yield "argmax-ties%s%s" % (d, kd), (lambda d, k: lambda a: torch.argmax(a.round(), dim=d, keepdim=k))(d, kd), [r(3, 4, 5)]
+        yield "argmin-ties%s%s" % (d, kd), (lambda d, k: lambda a: torch.argmin(a.round(), dim=d, keepdim=k))(d, kd), [r(3, 4, 5)]
     yield "prod", lambda a: torch.prod(a, dim=1), [r(3, 4, 5)]
     yield "var", lambda a: torch.var(a, dim=1), [r(3, 4, 5)]
     yield "std", lambda a: torch.std(a, dim=(0, 2), unbiased=False), [r(3, 4, 5)]
