@@ -28,6 +28,23 @@ const struct op_def view_defs[] = {
 	{ NULL, NULL, NULL, 0, false }
 };
 
+bool op_is_copy(const struct op_inst *in, unsigned r, unsigned *opnd)
+{
+	if (in->def->bind != view_bind || r >= in->nres || in->res_formula[r] != 0 ||
+	    (in->at.kind != V_SAME && in->at.kind != V_COPY) || in->at.opnd[0] < 0)
+		return false;
+	unsigned k = (unsigned)in->at.opnd[0];
+	const struct op_shape *x = &in->in[k], *y = &in->res[r];
+	if (op_shape_numel(x) != op_shape_numel(y))
+		return false;
+	/* copy_ broadcasts its source: only the same shape keeps the order */
+	if (in->at.kind == V_COPY && (x->ndim != y->ndim ||
+	                              memcmp(x->dim, y->dim, x->ndim * sizeof *x->dim) != 0))
+		return false;
+	*opnd = k;
+	return true;
+}
+
 bool view_bind(struct bind *b, int kind)
 {
 	struct op_inst *in = b->in;
