@@ -51,7 +51,15 @@ static void k_bytes(struct vnum *v, const void *p, size_t n)
 
 static void k_u64(struct vnum *v, uint64_t x) { k_bytes(v, &x, sizeof x); }
 static void k_f64(struct vnum *v, double x) { k_bytes(v, &x, sizeof x); }
-static void k_begin(struct vnum *v, char tag) { v->kn = 0; k_bytes(v, &tag, 1); }
+/* Keys nest (an operand's number is made while its op's key is being
+ * built): each key is built at the end of the buffer, from a mark that
+ * k_begin returns and k_end takes back. */
+static size_t k_begin(struct vnum *v, char tag)
+{
+	size_t mark = v->kn;
+	k_bytes(v, &tag, 1);
+	return mark;
+}
 
 static uint64_t fnv(const unsigned char *p, size_t n)
 {
@@ -78,37 +86,43 @@ static void grow_tab(struct vnum *v)
 	v->captab = cap;
 }
 
-/* The number of the key built since k_begin (a new one if unseen). */
-static uint32_t k_end(struct vnum *v)
+/* The number of the key built since the k_begin that returned mark (a
+ * new one if unseen); the buffer is back at mark. */
+static uint32_t k_end(struct vnum *v, size_t mark)
 {
+	const unsigned char *kb = v->kb + mark;
+	size_t kn = v->kn - mark;
+	uint32_t id = 0;
+	v->kn = mark;
 	if (2 * (v->ntab + 1) > v->captab)
 		grow_tab(v);
-	uint64_t h = fnv(v->kb, v->kn);
+	uint64_t h = fnv(kb, kn);
 	size_t j = h & (v->captab - 1);
 	for (; v->tab[j].id; j = (j + 1) & (v->captab - 1)) {
 		const struct slot *s = &v->tab[j];
-		if (s->h == h && s->len == v->kn && memcmp(v->keys + s->off, v->kb, v->kn) == 0)
+		if (s->h == h && s->len == kn && memcmp(v->keys + s->off, kb, kn) == 0)
 			return s->id;
 	}
-	if (v->nkeys + v->kn > v->capkeys) {
-		v->capkeys = 2 * (v->nkeys + v->kn) + 4096;
+	if (v->nkeys + kn > v->capkeys) {
+		v->capkeys = 2 * (v->nkeys + kn) + 4096;
 		v->keys = xrealloc(v->keys, v->capkeys);
 	}
-	memcpy(v->keys + v->nkeys, v->kb, v->kn);
-	v->tab[j] = (struct slot){ h, v->nkeys, (uint32_t)v->kn, ++v->next_id };
-	v->nkeys += v->kn;
+	memcpy(v->keys + v->nkeys, kb, kn);
+	id = ++v->next_id;
+	v->tab[j] = (struct slot){ h, v->nkeys, (uint32_t)kn, id };
+	v->nkeys += kn;
 	v->ntab++;
-	return v->next_id;
+	return id;
 }
 
 /* A number of its own for value x, equal to no other. */
 static uint32_t own_number(struct vnum *v, uint32_t x, const char *why)
 {
-	k_begin(v, 'U');
+	size_t m_ = k_begin(v, 'U');
 	k_u64(v, x);
 	v->own[x] = x;
 	v->why[x] = why;
-	return k_end(v);
+	return k_end(v, m_);
 }
 
 /* Value x rests on value y (numbered before it). */
@@ -183,10 +197,10 @@ static uint32_t whole_seq(struct vnum *v, uint32_t x, enum etype et)
 	const struct obl_view *g = v->cgeo[x];
 	if (g && g->dtype == et && g->offset == 0 && obl_view_contiguous(g))
 		return v->cseq[x];
-	k_begin(v, 'B');
+	size_t m_ = k_begin(v, 'B');
 	k_u64(v, v->vn[x]);
 	k_u64(v, et);
-	return k_end(v);
+	return k_end(v, m_);
 }
 
 /* The number of the row-major element sequence of view w. */
@@ -194,19 +208,19 @@ static uint32_t view_seq(struct vnum *v, const struct obl_view *w)
 {
 	uint32_t x = w->value;
 	if (x >= v->o->values.len || !v->vn[x]) {
-		k_begin(v, 'X');                 /* cannot happen in a checked obligation */
+		size_t m_ = k_begin(v, 'X');                 /* cannot happen in a checked obligation */
 		k_u64(v, x);
-		return k_end(v);
+		return k_end(v, m_);
 	}
 	if (v->cgeo[x] && same_geom(v->cgeo[x], w))
 		return v->cseq[x];
 	if (obl_view_contiguous(w) && w->offset == 0 &&
 	    numel(w) * etype_size(w->dtype) == v->o->values.items[x].bytes)
 		return whole_seq(v, x, w->dtype);
-	k_begin(v, 'W');
+	size_t m_ = k_begin(v, 'W');
 	k_u64(v, v->vn[x]);
 	k_geom(v, w);
-	return k_end(v);
+	return k_end(v, m_);
 }
 
 /* ---- ops ---------------------------------------------------------------- */
@@ -280,7 +294,7 @@ static uint32_t result_seq(struct vnum *v, uint32_t k, uint32_t r, const struct 
 			return view_seq(v, x);
 	}
 	const struct op_attrs *at = &in->at;
-	k_begin(v, 'O');
+	size_t m_ = k_begin(v, 'O');
 	if (op_is_product(in)) {
 		/* a @ b (+ beta * c), whatever the op's name: linear reads its
 		 * weight transposed, which is the transposed view of it */
@@ -314,7 +328,7 @@ static uint32_t result_seq(struct vnum *v, uint32_t k, uint32_t r, const struct 
 	k_u64(v, (uint64_t)in->res_formula[r]);
 	k_shape(v, &in->res[r]);
 	k_u64(v, w->dtype);
-	return k_end(v);
+	return k_end(v, m_);
 }
 
 /* ---- values ------------------------------------------------------------- */
@@ -339,6 +353,8 @@ static void number(struct vnum *v, uint32_t x)
 	bool whole = val->off == 0 && val->len == val->bytes;
 	const char *why = NULL;
 	uint32_t n = 0;
+	size_t m_;
+	v->kn = 0;                           /* a key left unfinished before is dropped */
 	switch (val->def) {
 	case VD_UNINIT:
 		n = own_number(v, x, "it is uninitialised");
@@ -349,28 +365,28 @@ static void number(struct vnum *v, uint32_t x)
 		                                  o->launches.items[val->launch].kernel : "?"));
 		break;
 	case VD_INPUT:
-		k_begin(v, 'I');
+		m_ = k_begin(v, 'I');
 		k_u64(v, val->input);
 		k_u64(v, val->off);
 		k_u64(v, val->len);
 		k_u64(v, val->bytes);
-		n = k_prev(v, x, val, whole) ? k_end(v) : own_number(v, x, "part of it is uninitialised");
+		n = k_prev(v, x, val, whole) ? k_end(v, m_) : own_number(v, x, "part of it is uninitialised");
 		break;
 	case VD_DATA:
-		k_begin(v, 'D');
+		m_ = k_begin(v, 'D');
 		k_u64(v, val->off);
 		k_u64(v, val->len);
 		k_u64(v, val->bytes);
 		k_bytes(v, val->data, val->len);
-		n = k_prev(v, x, val, whole) ? k_end(v) : own_number(v, x, "part of it is uninitialised");
+		n = k_prev(v, x, val, whole) ? k_end(v, m_) : own_number(v, x, "part of it is uninitialised");
 		break;
 	case VD_MEMSET:
-		k_begin(v, 'M');
+		m_ = k_begin(v, 'M');
 		k_u64(v, val->fill);
 		k_u64(v, val->off);
 		k_u64(v, val->len);
 		k_u64(v, val->bytes);
-		n = k_prev(v, x, val, whole) ? k_end(v) : own_number(v, x, "part of it is uninitialised");
+		n = k_prev(v, x, val, whole) ? k_end(v, m_) : own_number(v, x, "part of it is uninitialised");
 		break;
 	case VD_COPY:
 		if (val->src >= x) {
@@ -384,22 +400,22 @@ static void number(struct vnum *v, uint32_t x)
 			v->cgeo[x] = v->cgeo[val->src];
 			break;
 		}
-		k_begin(v, 'C');
+		m_ = k_begin(v, 'C');
 		k_u64(v, v->vn[val->src]);
 		k_u64(v, val->src_off);
 		k_u64(v, val->off);
 		k_u64(v, val->len);
 		k_u64(v, val->bytes);
-		n = k_prev(v, x, val, whole) ? k_end(v) : own_number(v, x, "part of it is uninitialised");
+		n = k_prev(v, x, val, whole) ? k_end(v, m_) : own_number(v, x, "part of it is uninitialised");
 		break;
 	case VD_OP: {
 		if (val->input != NO_VALUE) {    /* a trimmed result: the shared input */
-			k_begin(v, 'I');
+			m_ = k_begin(v, 'I');
 			k_u64(v, val->input);
 			k_u64(v, val->off);
 			k_u64(v, val->len);
 			k_u64(v, val->bytes);
-			n = k_prev(v, x, val, whole) ? k_end(v) : own_number(v, x, "part of it is uninitialised");
+			n = k_prev(v, x, val, whole) ? k_end(v, m_) : own_number(v, x, "part of it is uninitialised");
 			break;
 		}
 		const struct obl_op *op = val->op < o->ops.len ? &o->ops.items[val->op] : NULL;
@@ -418,19 +434,19 @@ static void number(struct vnum *v, uint32_t x)
 			if (op->views[i].value != x && op->views[i].value < x)
 				rests_on(v, x, op->views[i].value);
 		if (covers(w, val->bytes)) {
-			k_begin(v, 'P');
+			m_ = k_begin(v, 'P');
 			k_u64(v, s);
 			k_geom(v, w);
-			n = k_end(v);
+			n = k_end(v, m_);
 			v->cseq[x] = s;
 			v->cgeo[x] = w;
 			break;
 		}
-		k_begin(v, 'Q');
+		m_ = k_begin(v, 'Q');
 		k_u64(v, s);
 		k_geom(v, w);
 		k_u64(v, val->bytes);
-		n = k_prev(v, x, val, false) ? k_end(v) :
+		n = k_prev(v, x, val, false) ? k_end(v, m_) :
 		    own_number(v, x, "its op writes part of it, the rest is uninitialised");
 		break;
 	}
@@ -486,12 +502,12 @@ static uint32_t range_seq(struct vnum *v, uint32_t x, uint64_t off, uint64_t byt
 {
 	if (off == 0 && bytes == v->o->values.items[x].bytes)
 		return whole_seq(v, x, et);
-	k_begin(v, 'R');
+	size_t m_ = k_begin(v, 'R');
 	k_u64(v, v->vn[x]);
 	k_u64(v, off);
 	k_u64(v, bytes);
 	k_u64(v, et);
-	return k_end(v);
+	return k_end(v, m_);
 }
 
 bool vnum_output_equal(struct vnum *v, uint32_t output, enum etype et, const char **why)
