@@ -55,7 +55,14 @@ test_expect_success 'a rerun of dcheck on its own output replaces the record' '
 	dcat again.ver | jq -s -e "map(select(.t==\"equal-output\")) | length == 1" >/dev/null
 '
 
-for bug in cnn-layouts-flatten-bug cnn-layouts-bias-bug; do
+test_expect_success 'F.linear and addmm over the transposed weight, relu and relu_: value-numbered equal' '
+	sym "$PAIRS/linear-addmm" lin &&
+	dcheck lin.sym >lin.ver &&
+	dcat lin.ver | jq -s -e "map(select(.t==\"verdict\"))[0] | .result == \"checked-correct\" and
+		.value_numbered == 24 and .checked == 24" >/dev/null
+'
+
+for bug in cnn-layouts-flatten-bug cnn-layouts-bias-bug linear-addmm-transpose-bug; do
 	test_expect_success "$bug: not equal by value numbering; the check finds the bug" "
 		sym '$PAIRS/$bug' $bug &&
 		test_status 1 dcheck -v $bug.sym >$bug.ver 2>$bug.err &&
