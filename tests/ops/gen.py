@@ -102,6 +102,11 @@ def cases():
     yield "cat1", lambda a, b: torch.cat([a, b], 1), [r(2, 3, 4), r(2, 5, 4)]
     yield "cat-last", lambda a, b, c: torch.cat([a, b, c], -1), [r(2, 3), r(2, 1), r(2, 4)]
     yield "cat0-empty", lambda a, b: torch.cat([a, torch.empty(0, dtype=D), b]), [r(3, 2), r(1, 2)]
+    yield "stack0", lambda a, b: torch.stack([a, b]), [r(2, 3), r(2, 3)]
+    yield "stack-last", lambda a, b, c: torch.stack([a, b, c], -1), [r(2, 3), r(2, 3), r(2, 3)]
+    # a GRU cell's gates: unsafe_split of a product into three chunks
+    yield "unsafe_split", lambda a: (lambda c: c[0] + c[1] * 2 + c[2] * 3)(torch.ops.aten.unsafe_split(a, 2, 1)), [r(3, 6)]
+    yield "split-uneven", lambda a: (lambda c: c[2] * 2)(torch.ops.aten.split.Tensor(a * 1, 2, 0)), [r(5, 3)]
     yield "mm", torch.mm, [r(3, 5), r(5, 4)]
     yield "addmm", lambda c, a, b: torch.addmm(c, a, b, beta=0.5, alpha=2), [r(4), r(3, 5), r(5, 4)]
     yield "bmm", torch.bmm, [r(2, 3, 5), r(2, 5, 4)]
