@@ -30,6 +30,7 @@ struct dcheck_opts {
 	uint64_t seed;
 	double atol, rtol;
 	bool keep_going;           /* do not stop at the first bug */
+	bool no_vnum;              /* --no-value-numbering: every output location by location */
 	bool all;                  /* --all: every location, with an estimate of the time */
 	bool timing;               /* times in the records ("ms", "elapsed_s") */
 	enum order_kind order;
@@ -64,6 +65,8 @@ struct tally {
 /* Counts one location written to the stream. */
 void tally_count(struct tally *t, const struct vd_location *l, const struct obligation *ob,
                  struct arena *keep);
+/* Counts the locations of an equal-output record written to the stream. */
+void tally_count_equal(struct tally *t, const struct vd_equal_output *e);
 /* Fills the result and message of t->v from the counts, the options and
  * what the stream said upstream (findings, unsupported launches). */
 void tally_conclude(struct tally *t, const struct dcheck_opts *o, const struct sym_state *st,
@@ -78,11 +81,12 @@ int         order_parse(const char *s);               /* -1 if unknown */
 
 /* Locations in checking order (see order.c); each once. */
 struct locgen;
-/* ets[i]: the element type compared for output i (borrowed).  s: a solver
- * for the path-condition coverage of the heuristic order (borrowed; NULL:
- * no coverage tier). */
-struct locgen *locgen_new(const struct sym_state *st, const enum etype *ets, enum order_kind kind,
-                          uint64_t seed, struct smt *s);
+/* ets[i]: the element type compared for output i (borrowed).  skip (NULL:
+ * none): outputs left out (decided whole by value numbering), which have
+ * no locations here.  s: a solver for the path-condition coverage of the
+ * heuristic order (borrowed; NULL: no coverage tier). */
+struct locgen *locgen_new(const struct sym_state *st, const enum etype *ets, const bool *skip,
+                          enum order_kind kind, uint64_t seed, struct smt *s);
 bool locgen_next(struct locgen *g, uint32_t *output, uint64_t *index);
 uint64_t locgen_total(const struct locgen *g);        /* locations of all outputs */
 /* Sizes of the heuristic prefix: tier 1, tier 2, and all three tiers. */

@@ -18,7 +18,7 @@ static const char usage[] =
 	"usage: dcheck [--budget SECONDS | --all] [--min-locations N] [--max-locations N]\n"
 	"              [--order heuristic|sequential|random] [--seed N] [--jobs N] [--shard I/N]\n"
 	"              [--atol X] [--rtol X] [--axioms LIST|none] [--smt-timeout MS] [--smt-rlimit N]\n"
-	"              [--keep-going] [--timing] [-v] [FILE...]\n"
+	"              [--keep-going] [--no-value-numbering] [--timing] [-v] [FILE...]\n"
 	"       dcheck --merge FILE...\n";
 
 static double num(const char *opt, const char *s, double lo)
@@ -53,7 +53,7 @@ static void shard_arg(const char *s, struct dcheck_opts *o)
 
 int main(int argc, char **argv)
 {
-	enum { O_ORDER = 256, O_ALL, O_SHARD, O_MERGE, O_AXIOMS, O_SMT_TIMEOUT, O_SMT_RLIMIT, O_TIMING };
+	enum { O_ORDER = 256, O_ALL, O_SHARD, O_MERGE, O_AXIOMS, O_SMT_TIMEOUT, O_SMT_RLIMIT, O_TIMING, O_NO_VNUM };
 	static const struct option longopts[] = {
 		{ "budget", required_argument, 0, 'b' },
 		{ "min-locations", required_argument, 0, 'm' },
@@ -71,6 +71,7 @@ int main(int argc, char **argv)
 		{ "smt-timeout", required_argument, 0, O_SMT_TIMEOUT },
 		{ "smt-rlimit", required_argument, 0, O_SMT_RLIMIT },
 		{ "timing", no_argument, 0, O_TIMING },
+		{ "no-value-numbering", no_argument, 0, O_NO_VNUM },
 		{ "verbose", no_argument, 0, 'v' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
@@ -99,6 +100,7 @@ int main(int argc, char **argv)
 		case 'a': o.atol = num("--atol", optarg, 0); break;
 		case 'r': o.rtol = num("--rtol", optarg, 0); break;
 		case 'k': o.keep_going = true; break;
+		case O_NO_VNUM: o.no_vnum = true; break;
 		case 'j':
 			o.jobs = (unsigned)count("--jobs", optarg);
 			if (o.jobs < 1 || o.jobs > 1024)

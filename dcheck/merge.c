@@ -69,6 +69,7 @@ int dcheck_merge(const char *const *files, int nfiles)
 	msgpack_sbuffer buf;
 	msgpack_sbuffer_init(&buf);
 	VEC(struct entry) ents = { 0 };
+	VEC(struct vd_equal_output) eqs = { 0 };
 	struct stream_out *out = stream_out_new(stdout);
 	struct vd_verdict *vs = xcalloc((size_t)nfiles, sizeof *vs);
 	int status = EXIT_OK;
@@ -115,6 +116,16 @@ int dcheck_merge(const char *const *files, int nfiles)
 				continue;
 			}
 			last = NULL;
+			if (!strcmp(rec.type, "equal-output")) {
+				/* every shard writes the same ones: the first stream's count */
+				struct vd_equal_output e;
+				if (!vd_read_equal_output(&rec, &keep, &e)) {
+					k = -1;
+					break;
+				}
+				if (f == 0)
+					VEC_PUSH(eqs, e);
+			}
 			if (!strcmp(rec.type, "verdict")) {
 				if (!vd_read_verdict(&rec, &keep, &vs[f])) {
 					k = -1;
@@ -209,6 +220,8 @@ int dcheck_merge(const char *const *files, int nfiles)
 	struct tally t;
 	memset(&t, 0, sizeof t);
 	t.v.locations = v0->locations;
+	for (size_t i = 0; i < eqs.len; i++)
+		tally_count_equal(&t, &eqs.items[i]);
 	for (size_t i = 0; i < ents.len && ents.items[i].pos <= cut; i++) {
 		const struct entry *e = &ents.items[i];
 		unpack_out(out, &buf, e->off, e->len);
@@ -243,6 +256,7 @@ out:
 	status = stream_out_close(out, status);
 	free(vs);
 	VEC_FREE(ents);
+	VEC_FREE(eqs);
 	msgpack_sbuffer_destroy(&buf);
 	sym_state_release(&st);
 	ectx_free(cx);

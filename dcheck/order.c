@@ -248,8 +248,8 @@ int order_parse(const char *s)
 	return -1;
 }
 
-struct locgen *locgen_new(const struct sym_state *st, const enum etype *ets, enum order_kind kind,
-                          uint64_t seed, struct smt *s)
+struct locgen *locgen_new(const struct sym_state *st, const enum etype *ets, const bool *skip,
+                          enum order_kind kind, uint64_t seed, struct smt *s)
 {
 	const struct obligation *ob = &st->obl;
 	struct locgen *g = xcalloc(1, sizeof *g);
@@ -259,7 +259,7 @@ struct locgen *locgen_new(const struct sym_state *st, const enum etype *ets, enu
 	g->count = xcalloc(g->nout + 1, sizeof *g->count);
 	g->first = xcalloc(g->nout + 1, sizeof *g->first);
 	for (size_t o = 0; o < g->nout; o++) {
-		g->count[o] = ob->outputs.items[o].bytes / etype_size(ets[o]);
+		g->count[o] = skip && skip[o] ? 0 : ob->outputs.items[o].bytes / etype_size(ets[o]);
 		g->first[o] = g->total;
 		g->total += g->count[o];
 	}

@@ -17,6 +17,7 @@
 #include "dcheck.h"
 #include "deadline.h"
 #include "diag.h"
+#include "vnum.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -95,6 +96,13 @@ void tally_count(struct tally *t, const struct vd_location *l, const struct obli
 	}
 }
 
+void tally_count_equal(struct tally *t, const struct vd_equal_output *e)
+{
+	t->v.checked += e->locations;
+	t->v.equal += e->locations;
+	t->v.value_numbered += e->locations;
+}
+
 /* "; 3 depend on an opaque value (first: ...)" or "" */
 static const char *opaque_note(const struct tally *t, struct arena *a)
 {
@@ -144,8 +152,10 @@ void tally_conclude(struct tally *t, const struct dcheck_opts *o, const struct s
 	} else if (decided >= need && decided > 0) {
 		/* never correct from nothing: at least one location decided */
 		v->result = VR_CORRECT;
-		v->message = arena_printf(a, "%llu of %llu locations equal%s%s%s%s", (unsigned long long)decided,
+		v->message = arena_printf(a, "%llu of %llu locations equal%s%s%s%s%s", (unsigned long long)decided,
 		                          (unsigned long long)v->locations,
+		                          v->value_numbered == decided ? " (whole outputs by value numbering)" :
+		                          v->value_numbered ? " (some whole outputs by value numbering)" : "",
 		                          v->within_tol ? " (some within tolerance)" : "",
 		                          v->unknown ? ", some undecided" : "",
 		                          budget_spent ? ", budget spent" : "", opaque_note(t, a));
@@ -222,7 +232,7 @@ static bool kept_load(const struct kept *k, struct sym_state *st, struct ectx *c
 
 enum stop { STOP_NONE, STOP_BUG, STOP_BUDGET, STOP_LIMIT, STOP_ALL };
 /* What dcheck writes; a rerun on its own output replaces them. */
-static const char *const own_records[] = { "location", "witness", "verdict", NULL };
+static const char *const own_records[] = { "location", "equal-output", "witness", "verdict", NULL };
 
 static const char *const stop_names[] = {
 	[STOP_NONE] = NULL, [STOP_BUG] = "first-bug", [STOP_BUDGET] = "budget",
@@ -439,6 +449,37 @@ static unsigned jobs_for(const struct dcheck_opts *o, uint64_t share)
 	return j;
 }
 
+/* Outputs whose two values have the same number (vnum.h) are equal at
+ * every location: one equal-output record each, counted in t, before any
+ * location; the others are checked location by location.  Returns which
+ * (NULL when --no-value-numbering). */
+static bool *equal_outputs(const struct dcheck_opts *o, const struct sym_state *st, const enum etype *ets,
+                           struct stream_out *out, struct tally *t)
+{
+	if (o->no_vnum)
+		return NULL;
+	size_t n = st->obl.outputs.len;
+	bool *whole = xcalloc(n + 1, sizeof *whole);
+	struct vnum *vn = vnum_new(&st->obl);
+	for (size_t i = 0; i < n; i++) {
+		const char *why = NULL;
+		if (!vnum_output_equal(vn, (uint32_t)i, ets[i], &why)) {
+			if (diag_verbose())
+				note("output %zu: not equal by value numbering: %s", i, why ? why : "?");
+			continue;
+		}
+		whole[i] = true;
+		struct vd_equal_output e = {
+			(uint32_t)i, st->obl.outputs.items[i].bytes / etype_size(ets[i]), "value-number",
+			"both programs compute it by the same ops on the same inputs"
+		};
+		vd_write_equal_output(out, &e);
+		tally_count_equal(t, &e);
+	}
+	vnum_free(vn);
+	return whole;
+}
+
 static void check_all(const struct dcheck_opts *o, const struct sym_state *st, const struct kept *kept,
                       struct stream_out *out, struct tally *t, struct arena *keep)
 {
@@ -459,11 +500,13 @@ static void check_all(const struct dcheck_opts *o, const struct sym_state *st, c
 	resolver_set_deadline(r, o->deadline);
 	enum etype *ets = output_types(st, r);
 	p.ets = ets;
-	p.g = locgen_new(st, ets, o->order, o->seed, s);
+	bool *whole = equal_outputs(o, st, ets, out, t);
+	p.g = locgen_new(st, ets, whole, o->order, o->seed, s);
+	free(whole);
 	resolver_free(r);
 	smt_free(s);
 	uint64_t total = locgen_total(p.g);
-	t->v.locations = total;
+	t->v.locations = total + t->v.value_numbered;
 
 	struct progress pr = { isatty(2), diag_verbose(), p.t0, 0, false, false, 0, total };
 	if (o->nshards > 1)

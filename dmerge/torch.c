@@ -191,7 +191,9 @@ static uint32_t call_tensors(const struct torch_op *c, uint32_t *ids, uint32_t m
 	return n;
 }
 
-#define MAX_TENSORS 64
+/* Tensors one call names: unbind of a GRU's or LSTM's sequence returns
+ * one per step (a level-3 GRU has 512). */
+#define MAX_TENSORS 1024
 
 /* Ops that make tensors without reading data: "empty" (uninitialised),
  * or filled with one number.  Returns 0 for other ops, 1 for empty, 2 for

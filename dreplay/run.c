@@ -52,7 +52,7 @@ static int take(struct gathered *g, const struct record *rec, const struct sym_s
 {
 	bool was_loc = g->last_loc;
 	g->last_loc = false;
-	static const char *const before_verdict[] = { "location", "witness", "finding", "writes" };
+	static const char *const before_verdict[] = { "location", "equal-output", "witness", "finding", "writes" };
 	for (size_t i = 0; g->have_verdict && i < sizeof before_verdict / sizeof *before_verdict; i++)
 		if (strcmp(rec->type, before_verdict[i]) == 0) {
 			rec_error(rec, "a %s record after the verdict (which counts what comes before it)",
@@ -69,6 +69,18 @@ static int take(struct gathered *g, const struct record *rec, const struct sym_s
 			return -1;
 		}
 		VEC_PUSH(g->witnesses, w);
+		return 1;
+	}
+	if (strcmp(rec->type, "equal-output") == 0) {
+		struct vd_equal_output e;
+		if (!vd_read_equal_output(rec, a, &e))
+			return -1;
+		if (e.output >= st->obl.outputs.len) {
+			rec_error(rec, "equal-output of output %u (the stream holds %zu outputs)", e.output,
+			          st->obl.outputs.len);
+			return -1;
+		}
+		vd_seen_count_equal(&g->seen, &e);
 		return 1;
 	}
 	if (strcmp(rec->type, "location") == 0) {

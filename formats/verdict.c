@@ -121,6 +121,8 @@ void vd_write_verdict(struct stream_out *w, const struct vd_verdict *r)
 	out_ku64(w, "smt", r->smt);
 	out_ku64(w, "unconfirmed", r->unconfirmed);
 	out_ku64(w, "opaque", r->opaque);
+	if (r->value_numbered)
+		out_ku64(w, "value_numbered", r->value_numbered);
 	if (r->sharded) {
 		char buf[32];
 		snprintf(buf, sizeof buf, "%u/%u", r->shard, r->nshards);
@@ -182,6 +184,37 @@ bool vd_read_location(const struct record *rec, struct arena *a, struct vd_locat
 	r->detail = rec_str_opt(rec, "detail", a, &ok);
 	if (ok && out > UINT32_MAX) {
 		rec_error(rec, "field 'output' out of range");
+		ok = false;
+	}
+	r->output = (uint32_t)out;
+	return ok;
+}
+
+void vd_write_equal_output(struct stream_out *w, const struct vd_equal_output *r)
+{
+	out_begin(w, "equal-output");
+	out_ku64(w, "output", r->output);
+	out_ku64(w, "locations", r->locations);
+	out_kstr(w, "how", r->how ? r->how : "value-number");
+	if (r->detail)
+		out_kstr(w, "detail", r->detail);
+	out_end(w);
+}
+
+bool vd_read_equal_output(const struct record *rec, struct arena *a, struct vd_equal_output *r)
+{
+	bool ok = true;
+	memset(r, 0, sizeof *r);
+	uint64_t out = rec_u64(rec, "output", &ok);
+	r->locations = rec_u64(rec, "locations", &ok);
+	r->how = rec_str_opt(rec, "how", a, &ok);
+	r->detail = rec_str_opt(rec, "detail", a, &ok);
+	if (ok && out > UINT32_MAX) {
+		rec_error(rec, "field 'output' out of range");
+		ok = false;
+	}
+	if (ok && (!r->how || strcmp(r->how, "value-number") != 0)) {
+		rec_error(rec, "field 'how': '%s' is not value-number", r->how ? r->how : "");
 		ok = false;
 	}
 	r->output = (uint32_t)out;
@@ -276,6 +309,7 @@ bool vd_read_verdict(const struct record *rec, struct arena *a, struct vd_verdic
 	r->smt = rec_u64_opt(rec, "smt", 0, &ok);
 	r->unconfirmed = rec_u64_opt(rec, "unconfirmed", 0, &ok);
 	r->opaque = rec_u64_opt(rec, "opaque", 0, &ok);
+	r->value_numbered = rec_u64_opt(rec, "value_numbered", 0, &ok);
 	const char *sh = rec_str_opt(rec, "shard", a, &ok);
 	if (sh) {
 		unsigned i, n;
@@ -303,6 +337,13 @@ void vd_seen_count(struct vd_seen *s, const struct vd_location *l)
 	s->locations++;
 }
 
+void vd_seen_count_equal(struct vd_seen *s, const struct vd_equal_output *e)
+{
+	s->by_result[LR_EQUAL] += e->locations;
+	s->locations += e->locations;
+	s->value_numbered += e->locations;
+}
+
 bool vd_check_verdict(const struct record *rec, const struct vd_verdict *v, const struct vd_seen *s)
 {
 	struct { const char *name; uint64_t said, seen; } c[] = {
@@ -315,6 +356,7 @@ bool vd_check_verdict(const struct record *rec, const struct vd_verdict *v, cons
 		{ "timeout", v->timeout, s->by_result[LR_TIMEOUT] },
 		{ "checked", v->checked, s->locations },
 		{ "findings", v->findings, s->findings },
+		{ "value_numbered", v->value_numbered, s->value_numbered },
 	};
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
 		if (c[i].said != c[i].seen) {

@@ -2,6 +2,7 @@
  * verdict.h: records dcheck adds to the stream (dirigo-verdict(5)).
  *
  * location  one output location checked: its result and how it was decided
+ * equal-output  a whole output equal at every location by value numbering
  * witness   inputs at which the two programs differ at a location
  * verdict   the summary of the whole check (the last record dcheck writes)
  */
@@ -46,6 +47,13 @@ struct vd_location {                 /* "location" */
 	bool has_pos;                    /* reader: pos was present */
 	bool unconfirmed;                /* solver: differs, but no witness confirmed */
 	bool opaque;                     /* unknown: the value depends on an opaque value */
+};
+
+struct vd_equal_output {            /* "equal-output" */
+	uint32_t output;
+	uint64_t locations;              /* its locations, all equal */
+	const char *how;                 /* "value-number" */
+	const char *detail;              /* NULL or a sentence for people */
 };
 
 struct vd_input {                    /* one input element of a witness */
@@ -94,6 +102,7 @@ struct vd_verdict {                  /* "verdict" */
 	uint64_t structural, screen, smt;  /* locations decided by each path */
 	uint64_t unconfirmed;            /* solver differences without a confirmed witness */
 	uint64_t opaque;                 /* unknown locations that depend on an opaque value */
+	uint64_t value_numbered;         /* equal locations of equal-output records */
 	bool sharded;
 	uint32_t shard, nshards;         /* this stream checked positions = shard mod nshards */
 	bool has_estimate;
@@ -104,12 +113,14 @@ struct vd_verdict {                  /* "verdict" */
 
 void vd_write_location(struct stream_out *w, const struct vd_location *r);
 void vd_write_witness(struct stream_out *w, const struct vd_witness *r);
+void vd_write_equal_output(struct stream_out *w, const struct vd_equal_output *r);
 void vd_write_verdict(struct stream_out *w, const struct vd_verdict *r);
 
 /* Readers: fill *r from rec (strings and arrays in arena a); false after
  * printing what is wrong with the record. */
 bool vd_read_location(const struct record *rec, struct arena *a, struct vd_location *r);
 bool vd_read_witness(const struct record *rec, struct arena *a, struct vd_witness *r);
+bool vd_read_equal_output(const struct record *rec, struct arena *a, struct vd_equal_output *r);
 bool vd_read_verdict(const struct record *rec, struct arena *a, struct vd_verdict *r);
 
 /* Invariants of a verdict stream, checked before anything is concluded
@@ -119,9 +130,12 @@ struct vd_seen {
 	uint64_t by_result[LR__COUNT];
 	uint64_t locations;
 	uint64_t findings;
+	uint64_t value_numbered;         /* of them, in equal-output records */
 };
 /* Counts location l (read from a stream) in *s. */
 void vd_seen_count(struct vd_seen *s, const struct vd_location *l);
+/* Counts the locations of an equal-output record in *s. */
+void vd_seen_count_equal(struct vd_seen *s, const struct vd_equal_output *e);
 /* The verdict record rec (read as *v) against what the stream holds: its
  * counts are those of the location and finding records, they add up, and
  * its result follows from them (checked-correct: at least one location

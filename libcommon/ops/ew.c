@@ -67,6 +67,31 @@ static void operand_or_scalar(struct bind *b, const char *name, int role, int sl
 		at->s[slot] = b_num(b, name, dflt, &at->has[slot]);
 }
 
+/* One kind for one formula, so that value numbering (vnum.h) sees one op:
+ * clamp(x, min=0) and clamp_min(x, 0) are relu(x), max(x, 0); clamp(x,
+ * a, b) and relu6(x) are hardtanh(x, a, b), min(max(x, a), b).  The
+ * formulas are the same expressions, so nothing changes but the kind. */
+static void canon_clamp(struct op_attrs *at)
+{
+	bool scalar = at->opnd[1] < 0 && at->opnd[2] < 0;
+	if (at->kind == U_CLAMP_MIN && scalar && at->has[S_A] && at->s[S_A] == 0) {
+		at->kind = U_RELU;
+	} else if (at->kind == U_CLAMP && at->has[S_A] && !at->has[S_B] && at->s[S_A] == 0) {
+		at->kind = U_RELU;
+	} else if (at->kind == U_CLAMP && at->has[S_A] && at->has[S_B]) {
+		at->kind = U_HARDTANH;
+	} else if (at->kind == U_RELU6) {
+		at->kind = U_HARDTANH;
+		at->s[S_A] = 0;
+		at->s[S_B] = 6;
+	} else {
+		return;
+	}
+	if (at->kind == U_RELU)
+		at->s[S_A] = 0;
+	at->has[S_A] = at->has[S_B] = false;
+}
+
 bool ew_bind(struct bind *b, int kind)
 {
 	struct op_inst *in = b->in;
@@ -147,6 +172,7 @@ bool ew_bind(struct bind *b, int kind)
 	}
 	default: break;
 	}
+	canon_clamp(at);
 	/* The result: the broadcast of the tensor operands. */
 	struct op_shape r = { 0, { 0 } };
 	bool any = false;

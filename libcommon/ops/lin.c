@@ -18,6 +18,11 @@ const struct op_def lin_defs[] = {
 	{ NULL, NULL, NULL, 0, false }
 };
 
+bool op_is_product(const struct op_inst *in)
+{
+	return in->def->bind == lin_bind;
+}
+
 bool lin_bind(struct bind *b, int kind)
 {
 	struct op_inst *in = b->in;

@@ -359,6 +359,15 @@ static const struct op_def *find(const char *name, bool *inplace)
 	return find_exact(buf);
 }
 
+int op_family(const struct op_inst *in)
+{
+	for (size_t f = 0; f < NFAM; f++)
+		for (const struct op_def *d = families[f]; d->name; d++)
+			if (d == in->def)
+				return (int)f;
+	return -1;
+}
+
 bool op_known(const char *name)
 {
 	bool ip;

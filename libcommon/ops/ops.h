@@ -82,6 +82,17 @@ bool op_known(const char *name);
 /* True if the op only rearranges elements (a view, a copy, a reshape):
  * dmerge may resolve it through tensor geometry instead. */
 bool op_is_layout(const char *name);
+/* True if result r of the bound call is operand *opnd's elements in the
+ * same row-major order (clone, contiguous, reshape, view, detach,
+ * _to_copy, and copy_ of the same shape); the caller compares element
+ * types.  Value numbering (vnum.h) gives it the operand's number. */
+bool op_is_copy(const struct op_inst *in, unsigned r, unsigned *opnd);
+/* The formula family of the bound call (its op file: 0 elementwise, 1
+ * reductions, ...): with the parsed attributes, what its formula is. */
+int op_family(const struct op_inst *in);
+/* True if the call is a matrix product (lin.c): value numbering keys it
+ * by operand roles rather than by op name. */
+bool op_is_product(const struct op_inst *in);
 /* The names in the table, NULL-terminated (for documentation and tests). */
 const char *const *op_names(void);
 

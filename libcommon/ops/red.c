@@ -1,10 +1,16 @@
 /*
  * red.c: reductions (sum, mean, max, min, prod, logsumexp, var, std,
- * norms) and ops along one dimension (softmax, log_softmax, cumsum,
- * cumprod).
+ * norms), the indices of the extremes (argmax, argmin) and ops along
+ * one dimension (softmax, log_softmax, cumsum, cumprod).
  *
  * Attributes: v[0] the reduced dimensions (as a mask in i[1]), i[0]
  * keepdim, i[2] the correction of var/std, s[0] the norm's p.
+ *
+ * argmax and argmin return the index of the first extreme in row-major
+ * order of the reduced elements (torch documents the first occurrence;
+ * reals have no NaN), counted along the dimension, or over the flattened
+ * tensor without one.  The indices of max.dim and min.dim stay without a
+ * formula: torch does not promise which of equal extremes they name.
  */
 #include "ops-impl.h"
 
@@ -12,7 +18,7 @@
 
 enum {
 	R_SUM, R_MEAN, R_AMAX, R_AMIN, R_MAX_DIM, R_MIN_DIM, R_PROD, R_LSE, R_VAR, R_STD,
-	R_NORM, D_SOFTMAX, D_LOGSOFTMAX, D_CUMSUM, D_CUMPROD
+	R_NORM, R_ARGMAX, R_ARGMIN, D_SOFTMAX, D_LOGSOFTMAX, D_CUMSUM, D_CUMPROD
 };
 
 #define RD(n, k) { "aten::" n, red_bind, red_elem, k, false }
@@ -23,7 +29,7 @@ const struct op_def red_defs[] = {
 	RD("logsumexp", R_LSE), RD("var.dim", R_VAR), RD("var.correction", R_VAR), RD("var", R_VAR),
 	RD("std.dim", R_STD), RD("std.correction", R_STD), RD("std", R_STD),
 	RD("norm.ScalarOpt_dim", R_NORM), RD("norm.Scalar", R_NORM),
-	RD("linalg_vector_norm", R_NORM),
+	RD("linalg_vector_norm", R_NORM), RD("argmax", R_ARGMAX), RD("argmin", R_ARGMIN),
 	RD("_softmax", D_SOFTMAX), RD("softmax.int", D_SOFTMAX),
 	RD("_log_softmax", D_LOGSOFTMAX), RD("log_softmax.int", D_LOGSOFTMAX),
 	RD("cumsum", D_CUMSUM), RD("cumprod", D_CUMPROD),
@@ -182,6 +188,23 @@ V red_elem(struct alg *A, unsigned r, const int64_t *idx)
 			      at->kind == R_AMAX || at->kind == R_MAX_DIM ? a_max(A, acc, v) : a_min(A, acc, v);
 		}
 		return acc;
+	}
+	if (at->kind == R_ARGMAX || at->kind == R_ARGMIN) {
+		/* the first extreme wins: only a strictly better element moves it */
+		V best = a_in(A, k, ix_ravel(w.xi, x)), pos = a_k(A, 0);
+		for (int64_t j = 1; j < n; j++) {
+			next(in, &w);
+			V v = a_in(A, k, ix_ravel(w.xi, x));
+			V jv = a_k(A, (double)j);
+			if (at->kind == R_ARGMAX) {
+				pos = a_lt(A, best, v, jv, pos);
+				best = a_lt(A, best, v, v, best);
+			} else {
+				pos = a_lt(A, v, best, jv, pos);
+				best = a_lt(A, v, best, v, best);
+			}
+		}
+		return pos;
 	}
 	if (at->kind == R_LSE) {
 		V m = a_in(A, k, ix_ravel(w.xi, x));

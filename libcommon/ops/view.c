@@ -1,18 +1,22 @@
 /*
  * view.c: ops that only move elements: views (view, reshape, permute,
  * transpose, expand, slice, select, squeeze, unsqueeze, ...) and copies
- * (clone, contiguous, detach, _to_copy, copy_).  Their results are also
+ * (clone, contiguous, detach, _to_copy, copy_), and cat, which lays its
+ * operands one after the other along a dimension.  Their results are also
  * described by the tensor records' geometry; these formulas say the same
  * over the operand's logical (row-major) elements.
  *
- * Attributes: opnd[0] self (copy_: src); kind; v[0] permutation /
- * i[0..2] dim, start, step / index.
+ * Attributes: opnd[0] self (copy_: src; cat: the first operand); kind;
+ * v[0] permutation / i[0..2] dim, start, step / index; cat: i[0] dim,
+ * v[0][j] where operand j starts along it (nv[0] operands); stack: i[0]
+ * the new dim; split: i[0] dim, i[1] split size, result r the chunk
+ * from r * i[1].
  */
 #include "ops-impl.h"
 
 #include <string.h>
 
-enum { V_SAME, V_PERMUTE, V_TRANSPOSE, V_T, V_EXPAND, V_SLICE, V_SELECT, V_COPY, V_REPEAT };
+enum { V_SAME, V_PERMUTE, V_TRANSPOSE, V_T, V_EXPAND, V_SLICE, V_SELECT, V_COPY, V_REPEAT, V_CAT, V_STACK, V_SPLIT };
 
 #define VW(n, k) { "aten::" n, view_bind, view_elem, k, true }
 const struct op_def view_defs[] = {
@@ -24,15 +28,101 @@ const struct op_def view_defs[] = {
 	VW("to.dtype", V_SAME), VW("view_as", V_SAME), VW("reshape_as", V_SAME),
 	VW("permute", V_PERMUTE), VW("transpose.int", V_TRANSPOSE), VW("t", V_T),
 	VW("expand", V_EXPAND), VW("expand_as", V_EXPAND), VW("slice.Tensor", V_SLICE),
-	VW("select.int", V_SELECT), VW("copy", V_COPY), VW("repeat", V_REPEAT),
+	VW("select.int", V_SELECT), VW("copy", V_COPY), VW("repeat", V_REPEAT), VW("cat", V_CAT),
+	VW("concat", V_CAT), VW("stack", V_STACK), VW("split.Tensor", V_SPLIT),
+	VW("unsafe_split.Tensor", V_SPLIT),
 	{ NULL, NULL, NULL, 0, false }
 };
+
+bool op_is_copy(const struct op_inst *in, unsigned r, unsigned *opnd)
+{
+	/* copy_ binds as an expansion of its source to self's shape */
+	if (in->def->bind != view_bind || r >= in->nres || in->res_formula[r] != 0 ||
+	    (in->at.kind != V_SAME && in->at.kind != V_EXPAND) || in->at.opnd[0] < 0)
+		return false;
+	unsigned k = (unsigned)in->at.opnd[0];
+	const struct op_shape *x = &in->in[k], *y = &in->res[r];
+	if (op_shape_numel(x) != op_shape_numel(y))
+		return false;
+	/* an expansion keeps the order only to the same shape */
+	if (in->at.kind == V_EXPAND && (x->ndim != y->ndim ||
+	                                memcmp(x->dim, y->dim, x->ndim * sizeof *x->dim) != 0))
+		return false;
+	*opnd = k;
+	return true;
+}
+
+/* cat: the tensors of argument 'tensors' along 'dim'; 1-d empty ones are
+ * skipped, as torch does. */
+static bool cat_bind(struct bind *b, bool stack)
+{
+	struct op_inst *in = b->in;
+	struct op_attrs *at = &in->at;
+	const struct torch_arg *g = b_arg(b, "tensors");
+	if (!g || g->kind != TARG_TENSORS || in->nin == 0)
+		return bind_fail(b, "no tensors to concatenate");
+	if (in->nin > OP_MAX_DIMS)
+		return bind_fail(b, "more than %d tensors", OP_MAX_DIMS);
+	int first = -1;
+	for (unsigned j = 0; j < in->nin && first < 0; j++)
+		if (!(in->in[j].ndim == 1 && in->in[j].dim[0] == 0))
+			first = (int)j;
+	if (first < 0)
+		return bind_fail(b, "only empty tensors");
+	struct op_shape r = in->in[first];
+	if (stack) {
+		/* stack: every operand of one shape, along a new dim */
+		int d = dim_wrap(b_int(b, "dim", 0), r.ndim + 1);
+		if (d < 0 || r.ndim + 1 > OP_MAX_DIMS)
+			return bind_fail(b, "bad dim");
+		for (unsigned j = 0; j < in->nin; j++)
+			if (in->in[j].ndim != r.ndim ||
+			    memcmp(in->in[j].dim, r.dim, r.ndim * sizeof *r.dim) != 0)
+				return bind_fail(b, "tensor %u has another shape", j);
+		at->i[0] = d;
+		at->opnd[0] = 0;
+		for (unsigned i = r.ndim; i > (unsigned)d; i--)
+			r.dim[i] = r.dim[i - 1];
+		r.dim[d] = in->nin;
+		r.ndim++;
+		in->nres = 1;
+		in->res[0] = r;
+		in->res_formula[0] = 0;
+		return true;
+	}
+	int d = dim_wrap(b_int(b, "dim", 0), r.ndim);
+	if (d < 0)
+		return bind_fail(b, "bad dim");
+	at->i[0] = d;
+	at->opnd[0] = first;
+	r.dim[d] = 0;
+	for (unsigned j = 0; j < in->nin; j++) {
+		const struct op_shape *x = &in->in[j];
+		at->v[0][j] = r.dim[d];
+		if (x->ndim == 1 && x->dim[0] == 0)
+			continue;
+		if (x->ndim != r.ndim)
+			return bind_fail(b, "tensor %u has %u dims, not %u", j, x->ndim, r.ndim);
+		for (unsigned i = 0; i < r.ndim; i++)
+			if ((int)i != d && x->dim[i] != r.dim[i])
+				return bind_fail(b, "tensor %u: dim %u is %lld, not %lld", j, i,
+				                 (long long)x->dim[i], (long long)r.dim[i]);
+		r.dim[d] += x->dim[d];
+	}
+	at->nv[0] = in->nin;
+	in->nres = 1;
+	in->res[0] = r;
+	in->res_formula[0] = 0;
+	return true;
+}
 
 bool view_bind(struct bind *b, int kind)
 {
 	struct op_inst *in = b->in;
 	struct op_attrs *at = &in->at;
 	at->kind = kind;
+	if (kind == V_CAT || kind == V_STACK)
+		return cat_bind(b, kind == V_STACK);
 	at->opnd[0] = b_opnd(b, kind == V_COPY ? "src" : "self");
 	if (at->opnd[0] < 0)
 		return bind_fail(b, "no tensor operand");
@@ -185,6 +275,24 @@ bool view_bind(struct bind *b, int kind)
 		for (unsigned i = 0; i < n; i++)
 			r.dim[i] = v[i] * (i < n - x->ndim ? 1 : x->dim[i - (n - x->ndim)]);
 		break;
+	case V_SPLIT: {
+		int d = dim_wrap(b_int(b, "dim", 0), x->ndim);
+		int64_t size = b_int(b, "split_size", 0);
+		if (d < 0 || size < 1)
+			return bind_fail(b, "bad dim or split_size");
+		int64_t n = (x->dim[d] + size - 1) / size;
+		if (n > OP_MAX_RESULTS)
+			return bind_fail(b, "more than %d chunks", OP_MAX_RESULTS);
+		at->i[0] = d;
+		at->i[1] = size;
+		in->nres = (unsigned)(n ? n : 1);
+		for (int64_t c = 0; c < n; c++) {
+			in->res[c] = *x;
+			in->res[c].dim[d] = c + 1 < n ? size : x->dim[d] - c * size;
+			in->res_formula[c] = (int)c;
+		}
+		return true;
+	}
 	case V_COPY: {
 		int self = b_opnd(b, "self");
 		if (self < 0)
@@ -218,6 +326,30 @@ V view_elem(struct alg *A, unsigned r, const int64_t *idx)
 		return a_in(A, k, ix_ravel(xi, x));
 	case V_EXPAND:
 		return a_in(A, k, ix_bcast(idx, in->res[0].ndim, x));
+	case V_STACK: {
+		int d = (int)at->i[0];
+		const struct op_shape *y = &in->in[idx[d]];
+		for (unsigned i = 0, j = 0; i < y->ndim + 1; i++)
+			if ((int)i != d)
+				xi[j++] = idx[i];
+		return a_in(A, (unsigned)idx[d], ix_ravel(xi, y));
+	}
+	case V_SPLIT:
+		for (unsigned i = 0; i < x->ndim; i++)
+			xi[i] = idx[i];
+		xi[at->i[0]] += (int64_t)r * at->i[1];
+		return a_in(A, k, ix_ravel(xi, x));
+	case V_CAT: {
+		int d = (int)at->i[0];
+		unsigned j = in->nin - 1;
+		while (j > 0 && idx[d] < at->v[0][j])
+			j--;
+		const struct op_shape *y = &in->in[j];
+		for (unsigned i = 0; i < y->ndim; i++)
+			xi[i] = idx[i];
+		xi[d] = idx[d] - at->v[0][j];
+		return a_in(A, j, ix_ravel(xi, y));
+	}
 	case V_SLICE:
 		for (unsigned i = 0; i < x->ndim; i++)
 			xi[i] = idx[i];

@@ -83,6 +83,12 @@ def cases():
     yield "max-dim", lambda a: torch.max(a, dim=1)[0], [r(3, 4, 5)]
     yield "min-dim", lambda a: torch.min(a, dim=2, keepdim=True)[0], [r(3, 4, 5)]
     yield "max-all", lambda a: torch.max(a), [r(3, 4)]
+    # ties (rounded values) show that the first extreme is the one named
+    for d, kd in [(1, False), (-1, True), (None, False), (None, True)]:
+        yield "argmax%s%s" % (d, kd), (lambda d, k: lambda a: torch.argmax(a, dim=d, keepdim=k))(d, kd), [r(3, 4, 5)]
+        yield "argmin%s%s" % (d, kd), (lambda d, k: lambda a: torch.argmin(a, dim=d, keepdim=k))(d, kd), [r(3, 4, 5)]
+        yield "argmax-ties%s%s" % (d, kd), (lambda d, k: lambda a: torch.argmax(a.round(), dim=d, keepdim=k))(d, kd), [r(3, 4, 5)]
+        yield "argmin-ties%s%s" % (d, kd), (lambda d, k: lambda a: torch.argmin(a.round(), dim=d, keepdim=k))(d, kd), [r(3, 4, 5)]
     yield "prod", lambda a: torch.prod(a, dim=1), [r(3, 4, 5)]
     yield "var", lambda a: torch.var(a, dim=1), [r(3, 4, 5)]
     yield "std", lambda a: torch.std(a, dim=(0, 2), unbiased=False), [r(3, 4, 5)]
@@ -93,6 +99,14 @@ def cases():
         yield "log_softmax%d" % d, (lambda d: lambda a: torch.log_softmax(a, dim=d))(d), [r(3, 4, 5)]
         yield "cumsum%d" % d, (lambda d: lambda a: torch.cumsum(a, dim=d))(d), [r(3, 4, 5)]
     yield "cumprod", lambda a: torch.cumprod(a, dim=1), [r(3, 4)]
+    yield "cat1", lambda a, b: torch.cat([a, b], 1), [r(2, 3, 4), r(2, 5, 4)]
+    yield "cat-last", lambda a, b, c: torch.cat([a, b, c], -1), [r(2, 3), r(2, 1), r(2, 4)]
+    yield "cat0-empty", lambda a, b: torch.cat([a, torch.empty(0, dtype=D), b]), [r(3, 2), r(1, 2)]
+    yield "stack0", lambda a, b: torch.stack([a, b]), [r(2, 3), r(2, 3)]
+    yield "stack-last", lambda a, b, c: torch.stack([a, b, c], -1), [r(2, 3), r(2, 3), r(2, 3)]
+    # a GRU cell's gates: unsafe_split of a product into three chunks
+    yield "unsafe_split", lambda a: (lambda c: c[0] + c[1] * 2 + c[2] * 3)(torch.ops.aten.unsafe_split(a, 2, 1)), [r(3, 6)]
+    yield "split-uneven", lambda a: (lambda c: c[2] * 2)(torch.ops.aten.split.Tensor(a * 1, 2, 0)), [r(5, 3)]
     yield "mm", torch.mm, [r(3, 5), r(5, 4)]
     yield "addmm", lambda c, a, b: torch.addmm(c, a, b, beta=0.5, alpha=2), [r(4), r(3, 5), r(5, 4)]
     yield "bmm", torch.bmm, [r(2, 3, 5), r(2, 5, 4)]
