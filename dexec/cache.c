@@ -12,7 +12,8 @@
  *   whether its bytes come from the host (dx_value_from_host) and which of
  *   the launch's values it names (by order of first appearance, so
  *   aliasing is part of the key but value ids are not); per module symbol
- *   the same.
+ *   the same, and those of its bytes that are constants (reads of
+ *   __constant__ memory are folded to them: mem.c).
  *
  * An entry is a small stream file DIR/HASH.sym: a "cache" record with the
  * whole key (checked on a hit, so a hash collision is a miss) and the ids
@@ -176,8 +177,16 @@ static void make_key(const struct dx_cache *c, const struct obligation *o, uint3
 	for (uint32_t s = 0; s < l->nsyms; s++) {
 		const struct obl_symref *y = &l->syms[s];
 		uint32_t sl = slot(k, y->vin);
-		kput(k, "sym %s %u %llu %d\n", y->symbol, sl, (unsigned long long)o->values.items[y->vin].bytes,
+		uint64_t bytes = o->values.items[y->vin].bytes;
+		kput(k, "sym %s %u %llu %d", y->symbol, sl, (unsigned long long)bytes,
 		     dx_value_from_host(o, y->vin));
+		/* the bytes a read of it is folded to (mem.c), as far as known */
+		for (uint64_t b = 0; b < bytes && b < (1u << 16); b++) {
+			uint8_t c;
+			if (dx_value_byte(o, y->vin, b, &c))
+				kput(k, " %llu:%02x", (unsigned long long)b, c);
+		}
+		kput(k, "\n");
 	}
 }
 

@@ -401,6 +401,11 @@ void dx_opaque_init(struct dx_launch *L);
  * than a kernel's stores or nothing?  What a launch gives depends on it
  * (the cache's key holds it per buffer). */
 bool dx_value_from_host(const struct obligation *o, uint32_t v);
+/* Byte at of value v when its versions make it a constant (data or memset,
+ * through the versions before it): true with *byte set.  Reads of
+ * __constant__ variables the host wrote are folded to these bytes
+ * (mem.c), so the launch cache keys them (cache.c). */
+bool dx_value_byte(const struct obligation *o, uint32_t v, uint64_t at, uint8_t *byte);
 
 /* The tag of the opaque values instruction in makes for reason what (one
  * entry of L->opaques per instruction and reason). */

@@ -384,12 +384,20 @@ int dx_forward_soft(struct dx_launch *L, const struct ptx_instr *in, const struc
 	return forward(L, in, dom, s, vin, off, size, et, miss, out, true);
 }
 
+static const struct expr *traced_const(struct dx_launch *L, const struct ptx_instr *in,
+                                       const struct target *t, const struct expr *off, enum etype et);
+
 static const struct expr *read_value(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
                                      const struct target *t, const struct expr *off, enum etype et)
 {
 	struct ectx *cx = L->cx;
 	unsigned size = etype_size(et);
 	uint32_t vout;
+	if (t->kind == T_BUF && t->var && t->var->space == PS_CONST) {
+		const struct expr *k = traced_const(L, in, t, off, et);
+		if (k)
+			return k;
+	}
 	if (t->kind == T_BUF && !t->var && dx_gread_may_write(L, t->vin, &vout))
 		return dx_gread_load(L, b, in, t->dom, t->vin, vout, off, et, !t->data);
 	if (t->kind == T_BUF) {
@@ -424,9 +432,34 @@ static const struct expr *init_elem(struct dx_launch *L, const struct ptx_instr 
 	return e_bv(L->cx, bits, 8 * size);
 }
 
+/* The offsets a thread-dependent off can take in a region of 'bytes'
+ * bytes, for reads of size bytes: first, first + step, ... up to *last
+ * (its affine form fixes the step: every offset is k mod 2^t, 2^t the
+ * lowest bit of the coefficients).  false when they are more than
+ * DX_TABLE_MAX or none fits. */
+static bool table_range(const struct expr *off, unsigned size, uint64_t bytes, uint64_t *first,
+                        uint64_t *step, uint64_t *last)
+{
+	uint64_t k;
+	struct affine_term terms[16];
+	int n = e_affine(off, &k, terms, 16);
+	uint64_t g = 0;
+	for (int i = 0; i < n; i++)
+		g |= terms[i].coef;
+	*step = n > 0 && g ? g & -g : 1;
+	if (size > bytes)
+		return false;
+	*first = n > 0 ? k % *step : 0;
+	uint64_t end = bytes - size;
+	if (*first > end || (end - *first) / *step + 1 > DX_TABLE_MAX)
+		return false;
+	*last = *first + (end - *first) / *step * *step;
+	return true;
+}
+
 /* What v's initialiser holds at offset off (bounds already checked): the
  * element, or for a thread-dependent off a select over every entry off
- * can reach (its affine form fixes a stride). */
+ * can reach. */
 static const struct expr *init_value(struct dx_launch *L, const struct ptx_instr *in, const struct ptx_var *v,
                                      const struct expr *off, enum etype et)
 {
@@ -434,26 +467,92 @@ static const struct expr *init_value(struct dx_launch *L, const struct ptx_instr
 	unsigned size = etype_size(et);
 	if (off->op == EOP_BV)
 		return init_elem(L, in, v, off->u, et);
-	uint64_t k;
-	struct affine_term terms[16];
-	int n = e_affine(off, &k, terms, 16);
-	uint64_t g = 0;              /* every offset is k mod 2^t, 2^t the lowest bit of the coefficients */
-	for (int i = 0; i < n; i++)
-		g |= terms[i].coef;
-	uint64_t step = n > 0 && g ? g & -g : 1;
 	if (size > v->size) {
 		dx_unsupported(L, in, "constant table", "a %u-byte read of the %u-byte '%s'", size, v->size, v->name);
 		return NULL;
 	}
-	uint64_t first = n > 0 ? k % step : 0, last = v->size - size;
-	if (first > last || (last - first) / step + 1 > DX_TABLE_MAX) {
+	uint64_t first, step, last;
+	if (!table_range(off, size, v->size, &first, &step, &last)) {
 		dx_unsupported(L, in, "constant table",
 		               "a thread-dependent index into '%s' (more than %u entries)", v->name, DX_TABLE_MAX);
 		return NULL;
 	}
 	const struct expr *r = NULL;
-	for (uint64_t o = first + (last - first) / step * step;; o -= step) {
+	for (uint64_t o = last;; o -= step) {
 		const struct expr *x = init_elem(L, in, v, o, et);
+		if (!x)
+			return NULL;
+		r = r ? e_ite(cx, e_op2(cx, EOP_EQ, off, e_bv(cx, o, 64)), x, r) : x;
+		if (o < first + step)
+			break;
+	}
+	return r;
+}
+
+/* Byte at of value vin when its versions make it a constant (data or
+ * memset, through the versions before it for the bytes outside their
+ * range): true with *byte set. */
+bool dx_value_byte(const struct obligation *o, uint32_t vin, uint64_t at, uint8_t *byte)
+{
+	for (unsigned hops = 0; vin < o->values.len && hops < 256; hops++) {
+		const struct obl_value *v = &o->values.items[vin];
+		if (at >= v->bytes)
+			return false;
+		bool ranged = v->def == VD_INPUT || v->def == VD_MEMSET || v->def == VD_COPY ||
+		              v->def == VD_DATA || (v->def == VD_OP && v->input != NO_VALUE);
+		bool inside = at >= v->off && at - v->off < v->len;
+		if (ranged && !inside) {
+			vin = v->prev;
+			continue;
+		}
+		if (v->def == VD_DATA && v->data) {
+			*byte = ((const uint8_t *)v->data)[at - v->off];
+			return true;
+		}
+		if (v->def == VD_MEMSET) {
+			*byte = v->fill;
+			return true;
+		}
+		return false;
+	}
+	return false;
+}
+
+/* The element of type et at byte off of the constant value vin, or NULL
+ * when the value does not fix those bytes. */
+static const struct expr *const_elem(struct dx_launch *L, const struct ptx_instr *in, uint32_t vin,
+                                     uint64_t off, enum etype et)
+{
+	unsigned size = etype_size(et);
+	uint64_t bits = 0;
+	for (unsigned i = 0; i < size; i++) {
+		uint8_t y;
+		if (!dx_value_byte(L->o, vin, off + i, &y))
+			return NULL;
+		bits |= (uint64_t)y << (8 * i);
+	}
+	if (etype_is_float(et))
+		return dx_real_bits(L, in, bits, 8 * size);
+	return e_bv(L->cx, bits, 8 * size);
+}
+
+/* A read of a __constant__ variable the host wrote (cudaMemcpyToSymbol,
+ * recorded with its bytes): the constant, or for a thread-dependent off a
+ * select over the entries it can reach -- as a read of the initialiser.
+ * NULL when the bytes are not all known (the read stays a load of the
+ * value). */
+static const struct expr *traced_const(struct dx_launch *L, const struct ptx_instr *in,
+                                       const struct target *t, const struct expr *off, enum etype et)
+{
+	struct ectx *cx = L->cx;
+	if (off->op == EOP_BV)
+		return const_elem(L, in, t->vin, off->u, et);
+	uint64_t first, step, last;
+	if (!table_range(off, etype_size(et), t->bytes, &first, &step, &last))
+		return NULL;
+	const struct expr *r = NULL;
+	for (uint64_t o = last;; o -= step) {
+		const struct expr *x = const_elem(L, in, t->vin, o, et);
 		if (!x)
 			return NULL;
 		r = r ? e_ite(cx, e_op2(cx, EOP_EQ, off, e_bv(cx, o, 64)), x, r) : x;

@@ -4,8 +4,10 @@
 # non-affine shared stores against torch.mm, a softmax with block-wide
 # max and sum trees (and -inf padding) against torch.softmax, a mean of
 # per-block partials each divided by N and added with atomicAdd against
-# torch.mean; each with a buggy twin (a wrong tile count, a sum tree over
-# half the row, a wrong divisor).  The reductions are computed in other
+# torch.mean, row sums in tiles whose shape is in __constant__ memory
+# written by the host against torch.sum; each with a buggy twin (a wrong
+# tile count, a sum tree over half the row, a wrong divisor, a tile count
+# rounded down).  The reductions are computed in other
 # associations on the two sides, so a correct pair is decided by
 # structure (dcheck's canonical forms), and a buggy one by a witness
 # that dreplay confirms by running both programs.
@@ -78,6 +80,12 @@ test_expect_success 'softmax by block max and sum trees, -inf padding = torch.so
 	check_pair softmax-block
 '
 test_expect_success 'softmax whose sum tree covers half the row: a confirmed witness' 'check_pair softmax-block-bug'
+test_expect_success 'row sums with the shape in __constant__ memory the host wrote = torch.sum' '
+	check_pair const-dims
+'
+test_expect_success 'row sums whose host code rounds the tile count down: a confirmed witness' '
+	check_pair const-dims-bug
+'
 test_expect_success 'mean of per-block partials / N, atomicAdd = torch.mean, by structure' 'check_pair mean-atomic'
 test_expect_success 'mean with partials divided by the thread count: a confirmed witness' 'check_pair mean-atomic-bug'
 
