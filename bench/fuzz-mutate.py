@@ -25,8 +25,10 @@ Seeds: the streams of DIR that the stage takes (exit 0, 1 or 3), with
 --seed-limit S only those it takes within S seconds.
 
 Usage: fuzz-mutate.py --stage NAME --bin DIR --seeds DIR -n N [-j J]
-       [--timeout S] [--seed-limit S] [--seed K] [--keep DIR] [-- STAGE OPTIONS...]
-Prints one line of JSON with the counts.
+       [--timeout S] [--seed-limit S] [--max-time S] [--seed K] [--keep DIR]
+       [-- STAGE OPTIONS...]
+Prints one line of JSON with the counts (of the mutants run when
+--max-time S ended the campaign after S seconds).
 """
 import argparse
 import concurrent.futures as cf
@@ -429,6 +431,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--keep", default=None)
     ap.add_argument("--seed-limit", type=float, default=None)
+    ap.add_argument("--max-time", type=float, default=None)
     ap.add_argument("opts", nargs="*")
     a = ap.parse_args()
     seeds = []
@@ -469,7 +472,9 @@ def main():
     done = 0
     ex = cf.ThreadPoolExecutor(max_workers=a.j)
     try:
-        # SIGINT ends the campaign early: the counts so far are printed
+        # SIGINT, or --max-time seconds, ends the campaign early: the counts
+        # so far are printed
+        t0 = time.monotonic()
         for i, kind, name, m, st, dt, err in ex.map(job, range(a.n)):
             done += 1
             if st == "hang":
@@ -493,6 +498,8 @@ def main():
                     os.makedirs(a.keep, exist_ok=True)
                     with open(os.path.join(a.keep, "%s-%s-%d" % (a.stage, out.replace(" ", "_"), i)), "wb") as f:
                         f.write(m)
+            if a.max_time is not None and time.monotonic() - t0 > a.max_time:
+                break
     except KeyboardInterrupt:
         pass
     ex.shutdown(wait=False, cancel_futures=True)

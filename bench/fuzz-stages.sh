@@ -1,5 +1,6 @@
 #!/bin/sh
-# fuzz-stages.sh [-n N] [-j J] [-B SECONDS] [-t SECONDS] [-S SECONDS] [-s STAGES] [-b BINDIR]...:
+# fuzz-stages.sh [-n N] [-j J] [-B SECONDS] [-t SECONDS] [-S SECONDS] [-T SECONDS]
+#                [-s STAGES] [-b BINDIR]...:
 # the mutation campaign of issue 9.  N mutants (default 10000) of valid
 # streams per stage (dmerge, dexec, dcheck, dreplay, and dcat -r on JSON
 # mutants is covered by the json kind), dexec, dcheck and dreplay with a
@@ -10,19 +11,22 @@
 # make SANITIZE=1).  Mutations and outcomes: see bench/fuzz-mutate.py.
 # Seeds: the streams the test suite produces (tests/fuzz/collect-seeds.sh,
 # into build-fuzz/seeds unless it is there) that the stage takes, with -S
-# only those it takes within S seconds (so that N mutants fit a time).
+# only those it takes within S seconds (so that N mutants fit a time);
+# with -T, each stage and build stops after T seconds of mutants, however
+# many it ran (the JSON line and the table give the count).
 # Prints one JSON line per stage and build, and a Markdown table for
 # bench/RESULTS.md; crash, hang and wrong-status inputs are kept under
 # build-fuzz/campaign/.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-n=10000 j=2 budget=5 t="" seedlim="" bins="" stages="dmerge dexec dcheck dreplay"
-while getopts n:j:B:t:S:b:s: o; do
+n=10000 j=2 budget=5 t="" seedlim="" maxt="" bins="" stages="dmerge dexec dcheck dreplay"
+while getopts n:j:B:t:S:T:b:s: o; do
 	case $o in
 	n) n=$OPTARG ;; j) j=$OPTARG ;; B) budget=$OPTARG ;; t) t=$OPTARG ;; b) bins="$bins $OPTARG" ;;
-	S) seedlim="--seed-limit $OPTARG" ;; s) stages=$OPTARG ;;
-	*) echo "usage: $0 [-n N] [-j J] [-B SECONDS] [-t SECONDS] [-S SECONDS] [-s STAGES] [-b BINDIR]..." >&2
+	S) seedlim="--seed-limit $OPTARG" ;; T) maxt="--max-time $OPTARG" ;; s) stages=$OPTARG ;;
+	*) echo "usage: $0 [-n N] [-j J] [-B SECONDS] [-t SECONDS] [-S SECONDS] [-T SECONDS] [-s STAGES]" \
+		"[-b BINDIR]..." >&2
 	   exit 2 ;;
 	esac
 done
@@ -43,7 +47,7 @@ for b in $bins; do
 		*) opts="" ;;
 		esac
 		python3 bench/fuzz-mutate.py --stage $s --bin "$b" --seeds $seeds/fuzz-$s -n "$n" -j "$j" \
-			--timeout "$t" $seedlim --keep $out -- $opts | tee -a $out/results.jsonl
+			--timeout "$t" $seedlim $maxt --keep $out -- $opts | tee -a $out/results.jsonl
 	done
 done
 python3 - $out/results.jsonl <<'PY'
