@@ -4,7 +4,9 @@
 Mutants of valid input streams, run through a stage binary with a time
 limit; outcomes counted by exit status, crashes (a signal, or a sanitizer's
 exit status 70) and hangs (killed at the time limit), with the longest
-run.  Five kinds of mutation, in turn:
+run, and wrong statuses (one outside 0-3: "bad status"; exit 2 with
+nothing on standard error: "silent trouble").  Five kinds of mutation,
+in turn:
 
   flip   1 to 8 bytes set to random values
   trunc  the stream cut at a random byte
@@ -19,11 +21,14 @@ run.  Five kinds of mutation, in turn:
          swapped, types and opcodes replaced (.b128, mul.wide widths, ...),
          an endless loop, special registers, immediates
 
-Seeds: the streams of DIR that the stage takes (exit 0, 1 or 3).
+Seeds: the streams of DIR that the stage takes (exit 0, 1 or 3), with
+--seed-limit S only those it takes within S seconds.
 
 Usage: fuzz-mutate.py --stage NAME --bin DIR --seeds DIR -n N [-j J]
-       [--timeout S] [--seed K] [--keep DIR] [-- STAGE OPTIONS...]
-Prints one line of JSON with the counts.
+       [--timeout S] [--seed-limit S] [--max-time S] [--seed K] [--keep DIR]
+       [-- STAGE OPTIONS...]
+Prints one line of JSON with the counts (of the mutants run when
+--max-time S ended the campaign after S seconds).
 """
 import argparse
 import concurrent.futures as cf
@@ -425,6 +430,8 @@ def main():
     ap.add_argument("--timeout", type=float, default=30)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--keep", default=None)
+    ap.add_argument("--seed-limit", type=float, default=None)
+    ap.add_argument("--max-time", type=float, default=None)
     ap.add_argument("opts", nargs="*")
     a = ap.parse_args()
     seeds = []
@@ -434,7 +441,14 @@ def main():
             seeds.append((f, b))
     argv = [os.path.join(a.bin, a.stage)] + a.opts
     # mutants of streams the stage takes reach past its reader
-    seeds = [(f, b) for f, b in seeds if run_one(argv, b, a.timeout)[0] in (0, 1, 3)]
+    # (and, with --seed-limit S, that it takes within S seconds: a campaign
+    # of a given size then fits a given time)
+    took = []
+    for f, b in seeds:
+        st, dt, _ = run_one(argv, b, a.timeout)
+        if st in (0, 1, 3) and (a.seed_limit is None or dt <= a.seed_limit):
+            took.append((f, b))
+    seeds = took
     if not seeds:
         sys.exit("fuzz-mutate: no seed in %s that %s takes" % (a.seeds, a.stage))
 
@@ -458,13 +472,19 @@ def main():
     done = 0
     ex = cf.ThreadPoolExecutor(max_workers=a.j)
     try:
-        # SIGINT ends the campaign early: the counts so far are printed
+        # SIGINT, or --max-time seconds, ends the campaign early: the counts
+        # so far are printed
+        t0 = time.monotonic()
         for i, kind, name, m, st, dt, err in ex.map(job, range(a.n)):
             done += 1
             if st == "hang":
                 out = "hang"
             elif isinstance(st, int) and (st < 0 or st >= 70 or b"Sanitizer" in err or b"runtime error" in err):
                 out = "crash"
+            elif st not in (0, 1, 2, 3):
+                out = "bad status"
+            elif st == 2 and not err.strip():
+                out = "silent trouble"
             else:
                 out = "exit %d" % st
             counts[out] = counts.get(out, 0) + 1
@@ -472,12 +492,14 @@ def main():
             kinds[kind][out] += 1
             if dt > longest[0]:
                 longest = (dt, "%s mutant %d of %s" % (kind, i, name))
-            if out in ("crash", "hang"):
+            if out in ("crash", "hang", "bad status", "silent trouble"):
                 crashes.append((i, kind, name, out, st, err[-400:].decode("utf-8", "replace")))
                 if a.keep:
                     os.makedirs(a.keep, exist_ok=True)
-                    with open(os.path.join(a.keep, "%s-%s-%d" % (a.stage, out, i)), "wb") as f:
+                    with open(os.path.join(a.keep, "%s-%s-%d" % (a.stage, out.replace(" ", "_"), i)), "wb") as f:
                         f.write(m)
+            if a.max_time is not None and time.monotonic() - t0 > a.max_time:
+                break
     except KeyboardInterrupt:
         pass
     ex.shutdown(wait=False, cancel_futures=True)

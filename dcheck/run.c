@@ -14,6 +14,7 @@
  * positions before p are finished, those after it dropped.
  */
 #include "axioms.h"
+#include "bigstack.h"
 #include "dcheck.h"
 #include "deadline.h"
 #include "diag.h"
@@ -25,7 +26,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define WORKER_STACK ((size_t)1 << 30)   /* bytes of stack a worker thread may use */
 #define ABANDON_S 1.0                     /* seconds past the budget before workers are left behind */
 
 static double now_s(void)
@@ -527,7 +527,7 @@ static void check_all(const struct dcheck_opts *o, const struct sym_state *st, c
 	 * (the stack is reserved, and only what is used is committed) */
 	pthread_attr_t at;
 	pthread_attr_init(&at);
-	pthread_attr_setstacksize(&at, WORKER_STACK);
+	pthread_attr_setstacksize(&at, BIG_STACK_BYTES);
 	for (unsigned i = 0; i < nj; i++) {
 		wk[i] = (struct worker){ &p, i, 0 };
 		if (pthread_create(&wk[i].th, &at, work, &wk[i]) != 0)

@@ -380,8 +380,11 @@ int dx_timeout(struct dx_launch *L);
  * the launch (dx_timeout) when it has. */
 bool dx_out_of_time(struct dx_launch *L);
 /* Appends a finding of class cls for instruction in at witness thread;
- * value/off describe the access (value NO_VALUE: none). */
-void dx_finding(struct dx_launch *L, const struct ptx_instr *in, const char *cls,
+ * value/off describe the access (value NO_VALUE: none).  One finding a
+ * class per instruction and launch: when the launch has one already (a
+ * loop out of bounds at every iteration), nothing is added and the
+ * result is NULL, else the new finding, for the caller to complete. */
+struct sym_finding *dx_finding(struct dx_launch *L, const struct ptx_instr *in, const char *cls,
                 const uint32_t tid[3], const uint32_t ctaid[3],
                 uint32_t value, int64_t off, const char *message);
 /* "ld.global.nc.f32": the opcode and modifiers of in; in L's arena. */

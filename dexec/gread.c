@@ -468,11 +468,12 @@ static void race_report(struct dx_launch *L, const struct gr_ent *x, const struc
 		t1[0], t1[1], t1[2], c1[0], c1[1], c1[2], etype_size(x->et), x1, x->in->line,
 		s1 ? ", " : "", s1 ? s1 : "", t2[0], t2[1], t2[2], c2[0], c2[1], c2[2], a->size, x2,
 		a->in->line, s2 ? ", " : "", s2 ? s2 : "");
-	dx_finding(L, x->in, "global-race", t1, c1, x->vin, x1, msg);
-	struct sym_finding *f = &L->findings.items[L->findings.len - 1];
-	f->has_thread2 = true;
-	memcpy(f->tid2, t2, sizeof f->tid2);
-	memcpy(f->ctaid2, c2, sizeof f->ctaid2);
+	struct sym_finding *f = dx_finding(L, x->in, "global-race", t1, c1, x->vin, x1, msg);
+	if (f) {
+		f->has_thread2 = true;
+		memcpy(f->tid2, t2, sizeof f->tid2);
+		memcpy(f->ctaid2, c2, sizeof f->ctaid2);
+	}
 	L->grace_found = true;
 }
 

@@ -133,11 +133,12 @@ static void report(struct dx_launch *L, const char *cls, const struct dx_acc *a,
 		c1[0], c1[1], c1[2], t1[0], t1[1], t1[2], where(L, a), x1, t2[0], t2[1], t2[2], where(L, b), x2,
 		cross ? "" : ", threads of one warp");
 	const struct ptx_instr *in = a->write || (a->atomic && !b->write) ? a->in : b->in;
-	dx_finding(L, in, cls, t1, c1, NO_VALUE, x1, msg);
-	struct sym_finding *f = &L->findings.items[L->findings.len - 1];
-	f->has_thread2 = true;
-	memcpy(f->tid2, t2, sizeof f->tid2);
-	memcpy(f->ctaid2, c1, sizeof f->ctaid2);
+	struct sym_finding *f = dx_finding(L, in, cls, t1, c1, NO_VALUE, x1, msg);
+	if (f) {
+		f->has_thread2 = true;
+		memcpy(f->tid2, t2, sizeof f->tid2);
+		memcpy(f->ctaid2, c1, sizeof f->ctaid2);
+	}
 }
 
 void dx_race_check(struct dx_launch *L, const struct dx_acc *acc, size_t n, bool found[2])
@@ -299,11 +300,12 @@ static void grace_report(struct dx_launch *L, const struct dx_gacc *p, const str
 		t1[0], t1[1], t1[2], c1[0], c1[1], c1[2], p->size, x1, p->in->line, s1 ? ", " : "",
 		s1 ? s1 : "", t2[0], t2[1], t2[2], c2[0], c2[1], c2[2], a->size, x2, a->in->line,
 		s2 ? ", " : "", s2 ? s2 : "");
-	dx_finding(L, p->in, "global-race", t1, c1, p->vin, x1, msg);
-	struct sym_finding *f = &L->findings.items[L->findings.len - 1];
-	f->has_thread2 = true;
-	memcpy(f->tid2, t2, sizeof f->tid2);
-	memcpy(f->ctaid2, c2, sizeof f->ctaid2);
+	struct sym_finding *f = dx_finding(L, p->in, "global-race", t1, c1, p->vin, x1, msg);
+	if (f) {
+		f->has_thread2 = true;
+		memcpy(f->tid2, t2, sizeof f->tid2);
+		memcpy(f->ctaid2, c2, sizeof f->ctaid2);
+	}
 	L->grace_found = true;
 }
 

@@ -113,10 +113,16 @@ int dx_unsupported(struct dx_launch *L, const struct ptx_instr *in, const char *
 	return -1;
 }
 
-void dx_finding(struct dx_launch *L, const struct ptx_instr *in, const char *cls,
-                const uint32_t tid[3], const uint32_t ctaid[3],
-                uint32_t value, int64_t off, const char *message)
+struct sym_finding *dx_finding(struct dx_launch *L, const struct ptx_instr *in, const char *cls,
+                               const uint32_t tid[3], const uint32_t ctaid[3],
+                               uint32_t value, int64_t off, const char *message)
 {
+	/* the first is the witness; more of one instruction add nothing but
+	 * records, without bound (one an iteration of a loop) */
+	unsigned at = in ? in->line : 0;
+	for (size_t k = 0; k < L->findings.len; k++)
+		if (L->findings.items[k].line == at && strcmp(L->findings.items[k].cls, cls) == 0)
+			return NULL;
 	struct sym_finding f;
 	memset(&f, 0, sizeof f);
 	f.cls = cls;
@@ -137,4 +143,5 @@ void dx_finding(struct dx_launch *L, const struct ptx_instr *in, const char *cls
 	f.off = off;
 	f.message = message;
 	VEC_PUSH(L->findings, f);
+	return &L->findings.items[L->findings.len - 1];
 }

@@ -341,12 +341,13 @@ static void divergence(struct dx_launch *L, const struct ptx_instr *in, const st
 		                   "barrier of PTX line %u%s%s while thread (%u,%u,%u) %s",
 		                   L->l->kernel, c1[0], c1[1], c1[2], t1[0], t1[1], t1[2], in->line,
 		                   src ? ", " : "", src ? src : "", t2[0], t2[1], t2[2], what);
-	dx_finding(L, in, "barrier-divergence", t1, c1, NO_VALUE, 0, msg);
-	struct sym_finding *f = &L->findings.items[L->findings.len - 1];
-	f->has_addr = false;
-	f->has_thread2 = true;
-	memcpy(f->tid2, t2, sizeof f->tid2);
-	memcpy(f->ctaid2, c1, sizeof f->ctaid2);
+	struct sym_finding *f = dx_finding(L, in, "barrier-divergence", t1, c1, NO_VALUE, 0, msg);
+	if (f) {
+		f->has_addr = false;
+		f->has_thread2 = true;
+		memcpy(f->tid2, t2, sizeof f->tid2);
+		memcpy(f->ctaid2, c1, sizeof f->ctaid2);
+	}
 	L->sh->div_found = true;
 }
 

@@ -107,13 +107,14 @@ static int check_inactive(struct warp *w, struct dx_bundle *r, const struct expr
 		"block (%u,%u,%u), which is inactive there (exited or on another path)",
 		L->l->kernel, dx_instr_name(L, w->in), w->in->line, src ? ", " : "", src ? src : "",
 		lane, tid[0], tid[1], tid[2], ctaid[0], ctaid[1], ctaid[2]);
-	dx_finding(L, w->in, "shfl-inactive", tid, ctaid, NO_VALUE, 0, msg);
-	struct sym_finding *f = &L->findings.items[L->findings.len - 1];
-	f->has_addr = false;
-	f->has_thread2 = true;
-	memcpy(f->tid2, tid, sizeof f->tid2);
-	f->tid2[0] = (tid[0] & ~31u) | lane;
-	memcpy(f->ctaid2, ctaid, sizeof f->ctaid2);
+	struct sym_finding *f = dx_finding(L, w->in, "shfl-inactive", tid, ctaid, NO_VALUE, 0, msg);
+	if (f) {
+		f->has_addr = false;
+		f->has_thread2 = true;
+		memcpy(f->tid2, tid, sizeof f->tid2);
+		f->tid2[0] = (tid[0] & ~31u) | lane;
+		memcpy(f->ctaid2, ctaid, sizeof f->ctaid2);
+	}
 	return 1;
 }
 
@@ -431,7 +432,8 @@ int dx_undef_sink(struct dx_launch *L, const struct ptx_instr *in, const struct 
 		"inactive or missing lane (undefined), PTX line %u%s%s",
 		L->l->kernel, tid[0], tid[1], tid[2], ctaid[0], ctaid[1], ctaid[2], what, in->line,
 		src ? ", " : "", src ? src : "");
-	dx_finding(L, in, "shfl-undef", tid, ctaid, NO_VALUE, 0, msg);
-	L->findings.items[L->findings.len - 1].has_addr = false;
+	struct sym_finding *f = dx_finding(L, in, "shfl-undef", tid, ctaid, NO_VALUE, 0, msg);
+	if (f)
+		f->has_addr = false;
 	return 1;
 }

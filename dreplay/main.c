@@ -3,6 +3,7 @@
  * (dreplay(1)).  Options here; the work is in run.c.
  */
 #include "dreplay.h"
+#include "bigstack.h"
 #include "deadline.h"
 #include "diag.h"
 
@@ -23,6 +24,17 @@ static double num(const char *opt, const char *s)
 	if (errno || end == s || *end || !(v >= 0))
 		die("option '%s': bad number '%s'", opt, s);
 	return v;
+}
+
+struct job {
+	const struct dreplay_opts *o;
+	struct stream_in *in;
+};
+
+static int job(void *p)
+{
+	struct job *j = p;
+	return dreplay_run(j->o, j->in, stdout);
 }
 
 int main(int argc, char **argv)
@@ -84,7 +96,10 @@ int main(int argc, char **argv)
 	/* the budget counts from the start: reading the stream is part of it */
 	o.deadline = start + o.budget;
 	struct stream_in *in = stream_in_open((const char *const *)argv + optind, argc - optind);
-	int status = dreplay_run(&o, in, stdout);
+	/* on a large stack: resolving a witness's location recurses once per
+	 * element it reads (bigstack.h) */
+	struct job j = { &o, in };
+	int status = run_big_stack(job, &j);
 	stream_in_close(in);
 	return close_stdout(status);
 }

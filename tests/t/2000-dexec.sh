@@ -181,6 +181,33 @@ test_expect_success 'mul.wide of 64-bit operands: unsupported (operand width), n
 	grep -q "makes a 128-bit product" msg
 '
 
+# found by the mutation campaign (bench/fuzz-stages.sh): a loop whose load
+# goes past the end at every iteration made a finding an iteration, 111 MB
+# of records for one mutant, written after the budget had run out
+test_expect_success 'a load out of bounds at every iteration of a loop: one finding' '
+	kptx >loop.ptx <<-\EOF &&
+	.reg .pred %p<2>;
+	ld.param.u32 %r5, [n];
+	mov.u32 %r2, 0;
+	mov.u32 %r4, 0;
+	$L_loop:
+	mul.wide.u32 %rd6, %r2, 128;
+	add.s64 %rd7, %rd4, %rd6;
+	ld.global.u32 %r3, [%rd7];
+	add.s32 %r4, %r4, %r3;
+	add.s32 %r2, %r2, 1;
+	setp.lt.u32 %p1, %r2, %r5;
+	@%p1 bra $L_loop;
+	st.global.u32 [%rd5], %r4;
+	EOF
+	mkobl loop.ptx k 1 32 1000 128 128 >obl &&
+	test_must_fail --status=1 dexec obl >sym &&
+	dcat sym >sym.json &&
+	test "$(jq -c "select(.t == \"finding\") | [.class, .line]" sym.json)" = "[\"oob-global\",22]" &&
+	jq -s -e "map(select(.t == \"finding\"))[0].message | test(\"byte offset 128 of a 128-byte buffer\")" \
+		sym.json >/dev/null
+'
+
 test_expect_success 'an opaque value does not stop the launch: the store past the end is found' '
 	printf "ld.global.u32 %%r2, [%%rd4];\ndp4a.u32.u32 %%r3, %%r2, %%r2, 0;\nst.global.u32 [%%rd5+64], %%r3;\n" |
 		kptx >dp4a.ptx &&

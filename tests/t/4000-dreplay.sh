@@ -200,4 +200,15 @@ test_expect_success 'a witness input at an offset that wraps around is not writt
 	field out replay ptx_error | grep "a witness element lies outside its input"
 '
 
+# found by the mutation campaign under ASan (bench/fuzz-stages.sh): a
+# verdict stream (the rowmax-shared-bug case's, one byte of its PTX
+# changed) whose witness location reads through a chain of some 2000
+# shared-memory reads; resolving it recursed past the main thread's stack
+# (a stack overflow with ASan's 8 MB, a segfault with ulimit -s 1024)
+test_expect_success 'a chain of shared reads thousands deep: no stack overflow' '
+	dcat -r "$D/replay-deep-shared.jsonl" >deep.ver &&
+	(ulimit -s 1024 && test_must_fail --status=3 dreplay --budget 2 deep.ver >deep.rep 2>deep.err) &&
+	grep -q "the budget ran out resolving a read of shared byte" deep.err
+'
+
 test_done
