@@ -4,6 +4,7 @@
  */
 #include "convert.h"
 #include "diag.h"
+#include "opt.h"
 #include "stream.h"
 
 #include <errno.h>
@@ -11,13 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-static void usage(int status)
-{
-	fprintf(status ? stderr : stdout,
-	        "usage: dcat [FILE...]        stream -> JSON Lines\n"
-	        "       dcat -r [FILE...]     JSON Lines -> stream\n");
-	exit(status);
-}
+static const char usage[] =
+	"usage: dcat [FILE...]                    stream -> JSON Lines\n"
+	"       dcat -r | --reverse [FILE...]     JSON Lines -> stream\n"
+	"       dcat -h | --help\n";
 
 static int to_stream(char **files, int n)
 {
@@ -61,8 +59,8 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "rh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r': reverse = true; break;
-		case 'h': usage(EXIT_OK); break;
-		default: usage(EXIT_TROUBLE);
+		case 'h': opt_usage(usage, EXIT_OK);
+		default: opt_usage(usage, EXIT_TROUBLE);
 		}
 	}
 	if (reverse && isatty(1)) {
