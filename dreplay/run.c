@@ -254,7 +254,7 @@ static int replay_all(const struct dreplay_opts *opts, struct gathered *g, const
 	return status;
 }
 
-int dreplay_run(const struct dreplay_opts *o, struct stream_in *in, FILE *outf)
+enum exit_status dreplay_run(const struct dreplay_opts *o, struct stream_in *in, FILE *outf)
 {
 	struct ectx *cx = ectx_new();
 	struct sym_state st;
