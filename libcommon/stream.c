@@ -1010,7 +1010,8 @@ bool rec_require_kind(const struct record *rec, const char *min, const char *hin
 	if (r < 0)
 		rec_error(rec, "unknown stream kind '%s'", rec->stream_kind);
 	else
-		rec_error(rec, "a %s stream, not %s %s stream; run %s first", rec->stream_kind,
+		rec_error(rec, "%s %s stream, not %s %s stream; run %s first",
+		          strchr("aeiou", rec->stream_kind[0]) ? "an" : "a", rec->stream_kind,
 		          strchr("aeiou", min[0]) ? "an" : "a", min, hint);
 	return false;
 }
