@@ -287,7 +287,8 @@ enum exit_status dreplay_run(const struct dreplay_opts *o, struct stream_in *in,
 	if (k != 0 || !sym_state_finish(&st, file, true) || !obligation_check_outputs(&st.obl, st.findings.len, file)) {
 		status = EXIT_TROUBLE;
 	} else if (!g.have_verdict) {
-		warn("%s: no verdict record (run dcheck first)", file);
+		warn("%s: record %zu (end): no verdict record before the end record (run dcheck first)",
+		     file, st.obl.end_rec);
 		status = EXIT_TROUBLE;
 	} else {
 		status = replay_all(o, &g, &st, out, &kept, &keep);

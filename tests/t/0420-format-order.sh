@@ -74,4 +74,9 @@ test_expect_success 'ids in order: a value out of order is named' '
 	refused order.jsonl dexec "order.jsonl.bin: record 6 (value): value 9 out of order (expected 3)"
 '
 
+test_expect_success 'a verdict stream without a verdict record: the end record is named' '
+	as dreplay <ex.jsonl >nover.jsonl &&
+	refused nover.jsonl dreplay "nover.jsonl.bin: record 9 (end): no verdict record before the end record"
+'
+
 test_done
