@@ -17,10 +17,10 @@ static const char usage[] =
 	"       dcat -r | --reverse [FILE...]     JSON Lines -> stream\n"
 	"       dcat -h | --help\n";
 
-static int to_stream(char **files, int n)
+static enum exit_status to_stream(char **files, int n)
 {
 	struct stream_out *w = stream_out_new(stdout);
-	int status = EXIT_OK;
+	enum exit_status status = EXIT_OK;
 	for (int i = 0; i < (n ? n : 1) && status == EXIT_OK; i++) {
 		const char *name = n ? files[i] : "-";
 		FILE *f = strcmp(name, "-") == 0 ? stdin : fopen(name, "r");
@@ -38,10 +38,10 @@ static int to_stream(char **files, int n)
 	return status;
 }
 
-static int to_json(char **files, int n)
+static enum exit_status to_json(char **files, int n)
 {
 	struct stream_in *in = stream_in_open((const char *const *)files, n);
-	int status = stream_to_json(in, stdout);
+	enum exit_status status = stream_to_json(in, stdout);
 	stream_in_close(in);
 	return status;
 }
@@ -67,7 +67,7 @@ int main(int argc, char **argv)
 		warn("refusing to write a binary stream to a terminal; redirect the output");
 		return EXIT_TROUBLE;
 	}
-	int status = reverse ? to_stream(argv + optind, argc - optind)
+	enum exit_status status = reverse ? to_stream(argv + optind, argc - optind)
 	                     : to_json(argv + optind, argc - optind);
 	return close_stdout(status);
 }

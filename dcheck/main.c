@@ -122,7 +122,7 @@ int main(int argc, char **argv)
 	/* the budget counts from the start: reading the stream is part of it */
 	o.deadline = o.budget >= 0 ? start + o.budget : DEADLINE_NONE;
 	struct stream_in *in = stream_in_open((const char *const *)argv + optind, argc - optind);
-	int status = dcheck_run(&o, in, stdout);
+	enum exit_status status = dcheck_run(&o, in, stdout);
 	stream_in_close(in);
 	return close_stdout(status);
 }

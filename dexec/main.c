@@ -65,7 +65,7 @@ int main(int argc, char **argv)
 	/* the budget counts from the start: reading the stream is part of it */
 	opts.deadline = start + opts.budget;
 	struct stream_in *in = stream_in_open((const char *const *)argv + optind, argc - optind);
-	int status = dexec_run(&opts, in, stdout);
+	enum exit_status status = dexec_run(&opts, in, stdout);
 	stream_in_close(in);
 	return close_stdout(status);
 }

@@ -38,7 +38,7 @@ int main(int argc, char **argv)
 		}
 	}
 	struct stream_in *in = stream_in_open((const char *const *)argv + optind, argc - optind);
-	int status = dmerge_run(in, stdout, trim);
+	enum exit_status status = dmerge_run(in, stdout, trim);
 	stream_in_close(in);
 	return close_stdout(status);
 }

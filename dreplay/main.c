@@ -71,7 +71,7 @@ int main(int argc, char **argv)
 	/* the budget counts from the start: reading the stream is part of it */
 	o.deadline = start + o.budget;
 	struct stream_in *in = stream_in_open((const char *const *)argv + optind, argc - optind);
-	int status = dreplay_run(&o, in, stdout);
+	enum exit_status status = dreplay_run(&o, in, stdout);
 	stream_in_close(in);
 	return close_stdout(status);
 }
