@@ -79,4 +79,15 @@ test_expect_success 'a verdict stream without a verdict record: the end record i
 	refused nover.jsonl dreplay "nover.jsonl.bin: record 9 (end): no verdict record before the end record"
 '
 
+test_expect_success 'a trace: a launch before its module is refused, the record named' '
+	awk "/^\\.SH EXAMPLES/ { s = 1 } s && /^\\.nf/ { n++ } s && n == 1 && /^\\{/ { print }" \
+		"$ROOT/man/man5/dirigo-trace.5" >tr.jsonl &&
+	test $(wc -l <tr.jsonl) = 11 &&
+	cat >launch.line <<-\EOF &&
+	{"t":"launch","launch":0,"module":0,"kernel":"k","grid":[1,1,1],"block":[1,1,1],"shmem":0,"args":[]}
+	EOF
+	sed "2r launch.line" tr.jsonl >early.jsonl &&
+	refused early.jsonl dmerge "early.jsonl.bin: record 2 (launch): launch of .k. names module 0, which the trace does not hold"
+'
+
 test_done
