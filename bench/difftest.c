@@ -26,8 +26,8 @@
  *
  * Built by bench/run-corpus with cc against build/libdirigo.a.
  */
-#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +37,11 @@
 #include "concrete.h"
 #include "diag.h"
 #include "obligation.h"
+#include "opt.h"
 #include "stream.h"
+
+static const char usage[] =
+	"usage: difftest [--sets N] [--seed S] [--atol X] [--rtol X] [FILE.obl]\n";
 
 static uint64_t rng;
 
@@ -57,16 +61,6 @@ static double uniform(void)         /* (0, 1) */
 static float normal(void)           /* Box-Muller */
 {
 	return (float)(sqrt(-2.0 * log(uniform())) * cos(2.0 * M_PI * uniform()));
-}
-
-static double num(const char *opt, const char *s)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= 0))
-		die("option '%s': bad number '%s'", opt, s);
-	return v;
 }
 
 static double cpu_seconds(void)
@@ -92,13 +86,11 @@ int main(int argc, char **argv)
 	diag_set_prog("difftest");
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'n': sets = (unsigned)num("--sets", optarg); break;
-		case 's': rng = (uint64_t)num("--seed", optarg); break;
-		case 'a': atol = num("--atol", optarg); break;
-		case 'r': rtol = num("--rtol", optarg); break;
-		default:
-			fputs("usage: difftest [--sets N] [--seed S] [--atol X] [--rtol X] [FILE.obl]\n", stderr);
-			return EXIT_TROUBLE;
+		case 'n': sets = (unsigned)opt_count("--sets", optarg, 0, UINT_MAX); break;
+		case 's': rng = opt_count("--seed", optarg, 0, UINT64_MAX); break;
+		case 'a': atol = opt_number("--atol", optarg, 0, true); break;
+		case 'r': rtol = opt_number("--rtol", optarg, 0, true); break;
+		default: opt_usage(usage, EXIT_TROUBLE);
 		}
 	}
 	double t0 = cpu_seconds();

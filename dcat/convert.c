@@ -259,7 +259,7 @@ static bool from_json(struct stream_out *w, json_t *j, struct jctx *c)
 	return false;
 }
 
-int json_to_stream(FILE *f, const char *name, struct stream_out *w)
+enum exit_status json_to_stream(FILE *f, const char *name, struct stream_out *w)
 {
 	char *line = NULL;
 	size_t cap = 0;
@@ -333,7 +333,7 @@ int json_to_stream(FILE *f, const char *name, struct stream_out *w)
 	return status;
 }
 
-int stream_to_json(struct stream_in *in, FILE *out)
+enum exit_status stream_to_json(struct stream_in *in, FILE *out)
 {
 	struct record rec;
 	int r;

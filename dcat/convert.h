@@ -22,11 +22,11 @@ int record_to_json(const struct record *rec, FILE *out);
 /* Every record of in as JSON Lines; returns the exit status (2 after a
  * message, which for a stream without its end record comes after the
  * records it holds). */
-int stream_to_json(struct stream_in *in, FILE *out);
+enum exit_status stream_to_json(struct stream_in *in, FILE *out);
 /* Reads JSON Lines from f (named name) and writes each object as a record;
  * returns the exit status (0, or 2 after a message naming name:line).
  * End records are written where the JSON has them ("t":"end"), never
  * added; their "records" and "counts" are those of what was written. */
-int json_to_stream(FILE *f, const char *name, struct stream_out *w);
+enum exit_status json_to_stream(FILE *f, const char *name, struct stream_out *w);
 
 #endif

@@ -4,6 +4,7 @@
  */
 #include "convert.h"
 #include "diag.h"
+#include "opt.h"
 #include "stream.h"
 
 #include <errno.h>
@@ -11,18 +12,15 @@
 #include <string.h>
 #include <unistd.h>
 
-static void usage(int status)
-{
-	fprintf(status ? stderr : stdout,
-	        "usage: dcat [FILE...]        stream -> JSON Lines\n"
-	        "       dcat -r [FILE...]     JSON Lines -> stream\n");
-	exit(status);
-}
+static const char usage[] =
+	"usage: dcat [FILE...]                    stream -> JSON Lines\n"
+	"       dcat -r | --reverse [FILE...]     JSON Lines -> stream\n"
+	"       dcat -h | --help\n";
 
-static int to_stream(char **files, int n)
+static enum exit_status to_stream(char **files, int n)
 {
 	struct stream_out *w = stream_out_new(stdout);
-	int status = EXIT_OK;
+	enum exit_status status = EXIT_OK;
 	for (int i = 0; i < (n ? n : 1) && status == EXIT_OK; i++) {
 		const char *name = n ? files[i] : "-";
 		FILE *f = strcmp(name, "-") == 0 ? stdin : fopen(name, "r");
@@ -40,10 +38,10 @@ static int to_stream(char **files, int n)
 	return status;
 }
 
-static int to_json(char **files, int n)
+static enum exit_status to_json(char **files, int n)
 {
 	struct stream_in *in = stream_in_open((const char *const *)files, n);
-	int status = stream_to_json(in, stdout);
+	enum exit_status status = stream_to_json(in, stdout);
 	stream_in_close(in);
 	return status;
 }
@@ -61,15 +59,15 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "rh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r': reverse = true; break;
-		case 'h': usage(EXIT_OK); break;
-		default: usage(EXIT_TROUBLE);
+		case 'h': opt_usage(usage, EXIT_OK);
+		default: opt_usage(usage, EXIT_TROUBLE);
 		}
 	}
 	if (reverse && isatty(1)) {
 		warn("refusing to write a binary stream to a terminal; redirect the output");
 		return EXIT_TROUBLE;
 	}
-	int status = reverse ? to_stream(argv + optind, argc - optind)
+	enum exit_status status = reverse ? to_stream(argv + optind, argc - optind)
 	                     : to_json(argv + optind, argc - optind);
 	return close_stdout(status);
 }

@@ -43,14 +43,14 @@ struct dcheck_opts {
 };
 
 /* Runs dcheck over the input, writing to out.  Returns the exit status. */
-int dcheck_run(const struct dcheck_opts *o, struct stream_in *in, FILE *out);
+enum exit_status dcheck_run(const struct dcheck_opts *o, struct stream_in *in, FILE *out);
 
 /* ---- merge.c ---- */
 
 /* dcheck --merge: the verdict streams of the shards of one check (each
  * from dcheck --shard I/N, for every I) into the stream one run without
  * --shard would have written.  Returns the exit status. */
-int dcheck_merge(const char *const *files, int nfiles);
+enum exit_status dcheck_merge(const char *const *files, int nfiles);
 
 /* ---- run.c: the verdict, shared with merge.c ---- */
 
@@ -72,7 +72,7 @@ void tally_count_equal(struct tally *t, const struct vd_equal_output *e);
 void tally_conclude(struct tally *t, const struct dcheck_opts *o, const struct sym_state *st,
                     struct arena *a);
 /* The exit status of a verdict. */
-int verdict_status(enum verdict_result r);
+enum exit_status verdict_status(enum verdict_result r);
 
 /* ---- order.c ---- */
 

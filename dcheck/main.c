@@ -6,9 +6,10 @@
 #include "dcheck.h"
 #include "deadline.h"
 #include "diag.h"
+#include "opt.h"
 
-#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,30 +17,11 @@
 
 static const char usage[] =
 	"usage: dcheck [--budget SECONDS | --all] [--min-locations N] [--max-locations N]\n"
-	"              [--order heuristic|sequential|random] [--seed N] [--jobs N] [--shard I/N]\n"
+	"              [--order heuristic|sequential|random] [--seed N] [-j N | --jobs N] [--shard I/N]\n"
 	"              [--atol X] [--rtol X] [--axioms LIST|none] [--smt-timeout MS] [--smt-rlimit N]\n"
-	"              [--keep-going] [--no-value-numbering] [--timing] [-v] [FILE...]\n"
-	"       dcheck --merge FILE...\n";
-
-static double num(const char *opt, const char *s, double lo)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= lo))
-		die("option '%s': bad number '%s'", opt, s);
-	return v;
-}
-
-static uint64_t count(const char *opt, const char *s)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || *s == '-')
-		die("option '%s': bad count '%s'", opt, s);
-	return v;
-}
+	"              [-k | --keep-going] [--no-value-numbering] [--timing] [-v | --verbose] [FILE...]\n"
+	"       dcheck --merge FILE...\n"
+	"       dcheck -h | --help\n";
 
 static void shard_arg(const char *s, struct dcheck_opts *o)
 {
@@ -93,19 +75,15 @@ int main(int argc, char **argv)
 	diag_set_prog("dcheck");
 	while ((c = getopt_long(argc, argv, "j:kvh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'b': o.budget = num("--budget", optarg, 0); budget_given = true; break;
-		case 'm': o.min_locations = count("--min-locations", optarg); break;
-		case 'M': o.max_locations = count("--max-locations", optarg); break;
-		case 's': o.seed = count("--seed", optarg); break;
-		case 'a': o.atol = num("--atol", optarg, 0); break;
-		case 'r': o.rtol = num("--rtol", optarg, 0); break;
+		case 'b': o.budget = opt_number("--budget", optarg, 0, true); budget_given = true; break;
+		case 'm': o.min_locations = opt_count("--min-locations", optarg, 0, UINT64_MAX); break;
+		case 'M': o.max_locations = opt_count("--max-locations", optarg, 0, UINT64_MAX); break;
+		case 's': o.seed = opt_count("--seed", optarg, 0, UINT64_MAX); break;
+		case 'a': o.atol = opt_number("--atol", optarg, 0, true); break;
+		case 'r': o.rtol = opt_number("--rtol", optarg, 0, true); break;
 		case 'k': o.keep_going = true; break;
 		case O_NO_VNUM: o.no_vnum = true; break;
-		case 'j':
-			o.jobs = (unsigned)count("--jobs", optarg);
-			if (o.jobs < 1 || o.jobs > 1024)
-				die("option '--jobs': bad count '%s' (1 to 1024)", optarg);
-			break;
+		case 'j': o.jobs = (unsigned)opt_count("--jobs", optarg, 1, 1024); break;
 		case O_ORDER: {
 			int k = order_parse(optarg);
 			if (k < 0)
@@ -126,13 +104,13 @@ int main(int argc, char **argv)
 			break;
 		}
 		case O_SMT_TIMEOUT:
-			o.smt_timeout_ms = (unsigned)count("--smt-timeout", optarg);
+			o.smt_timeout_ms = (unsigned)opt_count("--smt-timeout", optarg, 0, UINT_MAX);
 			break;
-		case O_SMT_RLIMIT: o.smt_rlimit = count("--smt-rlimit", optarg); break;
+		case O_SMT_RLIMIT: o.smt_rlimit = opt_count("--smt-rlimit", optarg, 0, UINT64_MAX); break;
 		case O_TIMING: o.timing = true; break;
 		case 'v': diag_set_verbose(true); break;
-		case 'h': fputs(usage, stdout); return close_stdout(EXIT_OK);
-		default: fputs(usage, stderr); return EXIT_TROUBLE;
+		case 'h': opt_usage(usage, EXIT_OK);
+		default: opt_usage(usage, EXIT_TROUBLE);
 		}
 	}
 	if (merge)
@@ -146,7 +124,7 @@ int main(int argc, char **argv)
 	/* the budget counts from the start: reading the stream is part of it */
 	o.deadline = o.budget >= 0 ? start + o.budget : DEADLINE_NONE;
 	struct stream_in *in = stream_in_open((const char *const *)argv + optind, argc - optind);
-	int status = dcheck_run(&o, in, stdout);
+	enum exit_status status = dcheck_run(&o, in, stdout);
 	stream_in_close(in);
 	return close_stdout(status);
 }

@@ -55,7 +55,7 @@ static bool same_str(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-int dcheck_merge(const char *const *files, int nfiles)
+enum exit_status dcheck_merge(const char *const *files, int nfiles)
 {
 	if (nfiles < 1) {
 		warn("--merge needs the verdict streams of the shards");

@@ -169,7 +169,7 @@ void tally_conclude(struct tally *t, const struct dcheck_opts *o, const struct s
 	}
 }
 
-int verdict_status(enum verdict_result r)
+enum exit_status verdict_status(enum verdict_result r)
 {
 	return r == VR_BUGGY ? EXIT_BUG : r == VR_CORRECT ? EXIT_OK : EXIT_UNDECIDED;
 }
@@ -629,7 +629,7 @@ static void check_all(const struct dcheck_opts *o, const struct sym_state *st, c
 	pthread_cond_destroy(&p.done);
 }
 
-int dcheck_run(const struct dcheck_opts *o, struct stream_in *in, FILE *outf)
+enum exit_status dcheck_run(const struct dcheck_opts *o, struct stream_in *in, FILE *outf)
 {
 	struct ectx *cx = ectx_new();
 	struct sym_state st;

@@ -1,5 +1,5 @@
 /*
- * screen.c: numeric screening before the solver (DESIGN.md 6).  Both
+ * screen.c: numeric screening before the solver (dcheck(1), dirigo(7) DESIGN).  Both
  * expressions are evaluated exactly (long double) at a few seeded random
  * input points and at extreme points; a difference beyond the tolerance is
  * a witness without asking the solver.  Input values are chosen as

@@ -1,5 +1,5 @@
 /*
- * atomic.c: atom and red on global and shared memory (DESIGN.md 5).
+ * atomic.c: atom and red on global and shared memory (dexec(1), dirigo(7) "What is modelled").
  *
  * An atomic is an order-independent contribution to a location: dexec
  * records it in the write set with its operation (sym_write.op, or

@@ -319,7 +319,7 @@ int dx_atomic_target(struct dx_launch *L, struct dx_bundle *b, const struct ptx_
                      bool data_guard, bool *shared, uint32_t *vin, uint32_t *vout,
                      const struct expr **off);
 
-/* ---- atomic.c: atom and red (DESIGN.md 5) ----------------------------------- */
+/* ---- atomic.c: atom and red (dexec(1)) --------------------------------------- */
 
 /* The pseudo-instruction of a rolled-up compare-and-swap loop:
  * dirigo.red.SPACE.OP.TYPE [addr], x (OP max, min or add on f32/f64). */

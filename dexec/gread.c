@@ -1,6 +1,6 @@
 /*
  * gread.c: loads of global memory that the launch itself writes
- * (DESIGN.md 5, dirigo-symbolic(5) "reads").
+ * (dexec(1), dirigo-symbolic(5) "reads").
  *
  * A thread may load a location of a buffer that threads of its own launch
  * store to.  It sees its own earlier store (program order), or the store

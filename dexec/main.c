@@ -3,58 +3,22 @@
  * Reads an obligation stream, passes every record through, and appends
  * for each launch its write set (or why it is unsupported) and findings.
  */
-#include <errno.h>
-#include <math.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "deadline.h"
 #include "diag.h"
+#include "opt.h"
 #include "run.h"
 #include "stream.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: dexec [-v] [--budget SECONDS] [--budget-steps N] [--budget-bundles N]\n"
-	           "             [--smt-rlimit N] [--smt-timeout MS] [--timing] [--cache DIR] [FILE...]\n");
-}
-
-static bool parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-	errno = 0;
-	unsigned long long x = strtoull(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || x == 0)
-		return false;
-	*v = x;
-	return true;
-}
-
-/* 0 allowed (no limit), unlike parse_u64. */
-static bool parse_count(const char *s, uint64_t *v)
-{
-	char *end;
-	errno = 0;
-	unsigned long long x = strtoull(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-')
-		return false;
-	*v = x;
-	return true;
-}
-
-/* A budget in seconds: a finite number >= 0. */
-static bool parse_seconds(const char *s, double *v)
-{
-	char *end;
-	errno = 0;
-	double x = strtod(s, &end);
-	if (errno || end == s || *end || !(x >= 0) || isinf(x))
-		return false;
-	*v = x;
-	return true;
-}
+static const char usage[] =
+	"usage: dexec [-v | --verbose] [--budget SECONDS] [--budget-steps N] [--budget-bundles N]\n"
+	"             [--smt-rlimit N] [--smt-timeout MS] [--timing] [--cache DIR] [FILE...]\n"
+	"       dexec -h | --help\n";
 
 int main(int argc, char **argv)
 {
@@ -79,58 +43,29 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
-	uint64_t v;
 	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'v':
-			diag_set_verbose(true);
-			break;
-		case 'h':
-			usage(stdout);
-			return close_stdout(EXIT_OK);
-		case O_STEPS:
+		case 'v': diag_set_verbose(true); break;
+		case 'h': opt_usage(usage, EXIT_OK);
+		case O_STEPS: opts.budget_steps = opt_count("--budget-steps", optarg, 1, UINT64_MAX); break;
 		case O_BUNDLES:
+			opts.max_bundles = (uint32_t)opt_count("--budget-bundles", optarg, 1, UINT32_MAX);
+			break;
 		case O_SMT:
-			if (!parse_u64(optarg, &v) || (c != O_STEPS && v > UINT32_MAX)) {
-				warn("bad number '%s' for --%s", optarg, longopts[c - O_STEPS].name);
-				return EXIT_TROUBLE;
-			}
-			if (c == O_STEPS)
-				opts.budget_steps = v;
-			else if (c == O_BUNDLES)
-				opts.max_bundles = (uint32_t)v;
-			else
-				opts.smt_timeout_ms = (unsigned)v;
+			opts.smt_timeout_ms = (unsigned)opt_count("--smt-timeout", optarg, 1, UINT32_MAX);
 			break;
-		case O_RLIMIT:
-			if (!parse_count(optarg, &v)) {
-				warn("bad number '%s' for --smt-rlimit", optarg);
-				return EXIT_TROUBLE;
-			}
-			opts.smt_rlimit = v;
-			break;
-		case O_BUDGET:
-			if (!parse_seconds(optarg, &opts.budget)) {
-				warn("bad number of seconds '%s' for --budget", optarg);
-				return EXIT_TROUBLE;
-			}
-			break;
-		case O_TIMING:
-			opts.timing = true;
-			break;
-		case O_CACHE:
-			opts.cache = optarg;
-			break;
-		default:
-			usage(stderr);
-			return EXIT_TROUBLE;
+		case O_RLIMIT: opts.smt_rlimit = opt_count("--smt-rlimit", optarg, 0, UINT64_MAX); break;
+		case O_BUDGET: opts.budget = opt_number("--budget", optarg, 0, false); break;
+		case O_TIMING: opts.timing = true; break;
+		case O_CACHE: opts.cache = optarg; break;
+		default: opt_usage(usage, EXIT_TROUBLE);
 		}
 	}
 
 	/* the budget counts from the start: reading the stream is part of it */
 	opts.deadline = start + opts.budget;
 	struct stream_in *in = stream_in_open((const char *const *)argv + optind, argc - optind);
-	int status = dexec_run(&opts, in, stdout);
+	enum exit_status status = dexec_run(&opts, in, stdout);
 	stream_in_close(in);
 	return close_stdout(status);
 }

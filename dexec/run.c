@@ -292,7 +292,7 @@ static bool own_record(const struct record *rec)
 	return rec_u64_opt(rec, "launch", UINT32_MAX, &ok) != UINT32_MAX;
 }
 
-int dexec_run(const struct dx_opts *opts, struct stream_in *in, FILE *out)
+enum exit_status dexec_run(const struct dx_opts *opts, struct stream_in *in, FILE *out)
 {
 	struct dx_run run;
 	dx_run_init(&run, opts);

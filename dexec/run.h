@@ -49,7 +49,7 @@ int  dx_run_finish(struct dx_run *r, struct stream_out *w);
 
 /* dexec over the whole input, to out (the work of main).  Returns the
  * exit status. */
-int  dexec_run(const struct dx_opts *opts, struct stream_in *in, FILE *out);
+enum exit_status dexec_run(const struct dx_opts *opts, struct stream_in *in, FILE *out);
 
 /* ---- cache.c: --cache DIR ------------------------------------------------- */
 

@@ -1,5 +1,5 @@
 /*
- * shared.c: shared memory and block barriers (paper 3.3.3, DESIGN.md 5).
+ * shared.c: shared memory and block barriers (paper 3.3.3, dexec(1)).
  *
  * Every block has one shared window: the kernel's static .shared
  * variables laid out in declaration order, then the extern ones (all at

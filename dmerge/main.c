@@ -4,17 +4,15 @@
  */
 #include "diag.h"
 #include "merge.h"
+#include "opt.h"
 #include "stream.h"
 
 #include <getopt.h>
 
-static void usage(int status)
-{
-	fprintf(status ? stderr : stdout,
-	        "usage: dmerge [-v] [--trim | --no-trim] [REF.trace OPT.trace | -]\n"
-	        "       cat ref.trace opt.trace | dmerge > x.obl\n");
-	exit(status);
-}
+static const char usage[] =
+	"usage: dmerge [-v | --verbose] [--trim | --no-trim] [REF.trace OPT.trace | -]\n"
+	"       cat ref.trace opt.trace | dmerge > x.obl\n"
+	"       dmerge -h | --help\n";
 
 int main(int argc, char **argv)
 {
@@ -35,12 +33,12 @@ int main(int argc, char **argv)
 		case 'v': diag_set_verbose(true); break;
 		case 'T': trim = false; break;
 		case 't': trim = true; break;
-		case 'h': usage(EXIT_OK); break;
-		default: usage(EXIT_TROUBLE);
+		case 'h': opt_usage(usage, EXIT_OK);
+		default: opt_usage(usage, EXIT_TROUBLE);
 		}
 	}
 	struct stream_in *in = stream_in_open((const char *const *)argv + optind, argc - optind);
-	int status = dmerge_run(in, stdout, trim);
+	enum exit_status status = dmerge_run(in, stdout, trim);
 	stream_in_close(in);
 	return close_stdout(status);
 }

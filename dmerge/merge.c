@@ -309,6 +309,20 @@ int merge_record(struct merge *m, const struct record *rec)
 	return 0;
 }
 
+/* With -v: what was matched, one line. */
+static void note_summary(const struct merge *m)
+{
+	size_t nl[2] = { 0, 0 }, nop[2] = { 0, 0 };
+	for (size_t i = 0; i < m->ob.launches.len; i++)
+		nl[m->ob.launches.items[i].prog & 1]++;
+	for (size_t i = 0; i < m->ob.ops.len; i++)
+		nop[m->ob.ops.items[i].prog & 1]++;
+	note("merged '%s' (%zu launches, %zu torch ops) and '%s' (%zu launches, %zu torch ops): "
+	     "%zu shared inputs, %zu values, %zu output pairs, %zu findings", m->progs[0].name, nl[0],
+	     nop[0], m->progs[1].name, nl[1], nop[1], m->ob.inputs.len, m->ob.values.len,
+	     m->ob.outputs.len, m->findings.len);
+}
+
 int merge_finish(struct merge *m, struct stream_out *w)
 {
 	struct prog *r = &m->progs[0], *o = &m->progs[1];
@@ -401,6 +415,7 @@ int merge_finish(struct merge *m, struct stream_out *w)
 	}
 	for (size_t i = 0; i < m->findings.len; i++)
 		sym_write_finding(w, &m->findings.items[i]);
+	note_summary(m);
 	return m->findings.len ? EXIT_BUG : EXIT_OK;
 }
 
@@ -409,7 +424,7 @@ void merge_set_trim(struct merge *m, bool on)
 	m->no_trim = !on;
 }
 
-int dmerge_run(struct stream_in *in, FILE *out, bool trim)
+enum exit_status dmerge_run(struct stream_in *in, FILE *out, bool trim)
 {
 	struct merge *m = merge_new();
 	merge_set_trim(m, trim);

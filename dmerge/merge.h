@@ -33,6 +33,6 @@ void merge_set_trim(struct merge *m, bool on);
 
 /* dmerge over the whole input: the obligation, then the records it does
  * not know, to out.  Returns the exit status. */
-int  dmerge_run(struct stream_in *in, FILE *out, bool trim);
+enum exit_status dmerge_run(struct stream_in *in, FILE *out, bool trim);
 
 #endif

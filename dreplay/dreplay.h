@@ -41,7 +41,7 @@ struct confirm_opts {
 
 /* dreplay over the input, writing the stream to out.  Returns the exit
  * status. */
-int dreplay_run(const struct dreplay_opts *o, struct stream_in *in, FILE *out);
+enum exit_status dreplay_run(const struct dreplay_opts *o, struct stream_in *in, FILE *out);
 
 /* Where a program stored the witness location: the PTX line of the store
  * and its .cu file and line when the PTX has .loc information. */

@@ -6,25 +6,16 @@
 #include "bigstack.h"
 #include "deadline.h"
 #include "diag.h"
+#include "opt.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 
 static const char usage[] =
 	"usage: dreplay [--atol X] [--rtol X] [--budget SECONDS] [--whole] [--report FILE]\n"
-	"               [--sarif FILE] [--bundle FILE.tar.gz] [--gpu] [-v] [FILE...]\n";
-
-static double num(const char *opt, const char *s)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= 0))
-		die("option '%s': bad number '%s'", opt, s);
-	return v;
-}
+	"               [--sarif FILE] [--bundle FILE.tar.gz] [--gpu] [-v | --verbose] [FILE...]\n"
+	"       dreplay -h | --help\n";
 
 struct job {
 	const struct dreplay_opts *o;
@@ -60,21 +51,17 @@ int main(int argc, char **argv)
 	diag_set_prog("dreplay");
 	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'a': o.atol = num("--atol", optarg); break;
-		case 'r': o.rtol = num("--rtol", optarg); break;
+		case 'a': o.atol = opt_number("--atol", optarg, 0, true); break;
+		case 'r': o.rtol = opt_number("--rtol", optarg, 0, true); break;
 		case 'o': o.report = optarg; break;
 		case 's': o.sarif = optarg; break;
 		case 'b': o.bundle = optarg; break;
 		case 'g': o.gpu = true; break;
 		case 'W': o.whole = true; break;
-		case 'B':
-			o.budget = num("--budget", optarg);
-			if (isinf(o.budget))
-				die("option '--budget': bad number '%s'", optarg);
-			break;
+		case 'B': o.budget = opt_number("--budget", optarg, 0, false); break;
 		case 'v': diag_set_verbose(true); break;
-		case 'h': fputs(usage, stdout); return close_stdout(EXIT_OK);
-		default: fputs(usage, stderr); return EXIT_TROUBLE;
+		case 'h': opt_usage(usage, EXIT_OK);
+		default: opt_usage(usage, EXIT_TROUBLE);
 		}
 	}
 	if (o.gpu) {
@@ -99,7 +86,7 @@ int main(int argc, char **argv)
 	/* on a large stack: resolving a witness's location recurses once per
 	 * element it reads (bigstack.h) */
 	struct job j = { &o, in };
-	int status = run_big_stack(job, &j);
+	enum exit_status status = (enum exit_status)run_big_stack(job, &j);
 	stream_in_close(in);
 	return close_stdout(status);
 }

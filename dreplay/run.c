@@ -266,7 +266,7 @@ static int replay_all(const struct dreplay_opts *opts, struct gathered *g, const
 	return status;
 }
 
-int dreplay_run(const struct dreplay_opts *o, struct stream_in *in, FILE *outf)
+enum exit_status dreplay_run(const struct dreplay_opts *o, struct stream_in *in, FILE *outf)
 {
 	struct ectx *cx = ectx_new();
 	struct sym_state st;
@@ -299,7 +299,8 @@ int dreplay_run(const struct dreplay_opts *o, struct stream_in *in, FILE *outf)
 	if (k != 0 || !sym_state_finish(&st, file, true) || !obligation_check_outputs(&st.obl, st.findings.len, file)) {
 		status = EXIT_TROUBLE;
 	} else if (!g.have_verdict) {
-		warn("%s: no verdict record (run dcheck first)", file);
+		warn("%s: record %zu (end): no verdict record before the end record (run dcheck first)",
+		     file, st.obl.end_rec);
 		status = EXIT_TROUBLE;
 	} else {
 		status = replay_all(o, &g, &st, out, &kept, &keep);

@@ -109,7 +109,7 @@ static int run_plain(char *const *argv)
 	if (pid == 0) {
 		dup2(STDERR_FILENO, STDOUT_FILENO);
 		execvp(argv[0], argv);
-		fprintf(stderr, "dtrace-cuda: cannot run '%s': %s\n", argv[0], strerror(errno));
+		warn("cannot run '%s': %s", argv[0], strerror(errno));
 		_exit(127);
 	}
 	int st;

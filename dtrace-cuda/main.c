@@ -11,15 +11,25 @@
 
 #include "diag.h"
 #include "kb.h"
+#include "opt.h"
 #include "run.h"
 #include "stream.h"
 #include "trace.h"
 
 static const char usage[] =
-	"usage: dtrace-cuda [--name NAME] [--gpu | --no-gpu] [--max-data BYTES] [-o FILE] -- PROGRAM [ARGS...]\n"
+	"usage: dtrace-cuda [--name NAME] [--gpu | --no-gpu] [--max-data BYTES] [-o FILE | --output FILE]\n"
+	"                   -- PROGRAM [ARGS...]\n"
 	"       dtrace-cuda --kernelbench [--seed N] [--max-data BYTES] [--compute]\n"
-	"                   [-o DIR | --ref-out FILE --opt-out FILE] REF.py OPT.py|OPT.cu\n"
-	"       dtrace-cuda --kernelbench --build-only REF.py OPT.py|OPT.cu\n";
+	"                   [-o DIR | --output DIR | --ref-out FILE --opt-out FILE] REF.py OPT.py|OPT.cu\n"
+	"       dtrace-cuda --kernelbench --build-only REF.py OPT.py|OPT.cu\n"
+	"       dtrace-cuda -h | --help\n";
+
+/* A usage error: the message, then the usage, exit 2. */
+static _Noreturn void bad_usage(const char *msg)
+{
+	warn("%s", msg);
+	opt_usage(usage, EXIT_TROUBLE);
+}
 
 struct opts {
 	const char *name, *output;
@@ -48,7 +58,6 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
-	char *end;
 	while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n': o->name = optarg; break;
@@ -61,49 +70,31 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'R': o->ref_out = optarg; break;
 		case 'P': o->opt_out = optarg; break;
 		case 'S':
-			strtoul(optarg, &end, 10);
-			if (!*optarg || *end || optarg[0] == '-')
-				die("--seed: '%s' is not a number", optarg);
+			/* kept as given: the torch side reads it (a Python int) */
+			(void)opt_count("--seed", optarg, 0, UINT64_MAX);
 			o->seed = optarg;
 			break;
-		case 'm':
-			o->max_data = strtoull(optarg, &end, 10);
-			if (!*optarg || *end || optarg[0] == '-')
-				die("--max-data: '%s' is not a byte count", optarg);
-			break;
-		case 'h': fputs(usage, stdout); exit(EXIT_OK);
-		default: fputs(usage, stderr); exit(EXIT_TROUBLE);
+		case 'm': o->max_data = opt_count("--max-data", optarg, 0, UINT64_MAX); break;
+		case 'h': opt_usage(usage, EXIT_OK);
+		default: opt_usage(usage, EXIT_TROUBLE);
 		}
 	}
 	if (o->kernelbench) {
-		if (argc - optind != 2) {
-			warn("--kernelbench takes a reference and an optimized program");
-			fputs(usage, stderr);
-			exit(EXIT_TROUBLE);
-		}
-		if (!o->ref_out != !o->opt_out || (o->output && o->ref_out)) {
-			warn("--kernelbench takes -o DIR, or --ref-out and --opt-out, or neither "
-			     "(both traces on standard output)");
-			fputs(usage, stderr);
-			exit(EXIT_TROUBLE);
-		}
-		if (o->build_only && (o->output || o->ref_out)) {
-			warn("--build-only writes no trace: it takes no -o, --ref-out or --opt-out");
-			fputs(usage, stderr);
-			exit(EXIT_TROUBLE);
-		}
+		if (argc - optind != 2)
+			bad_usage("--kernelbench takes a reference and an optimized program");
+		if (!o->ref_out != !o->opt_out || (o->output && o->ref_out))
+			bad_usage("--kernelbench takes -o DIR, or --ref-out and --opt-out, or neither "
+			          "(both traces on standard output)");
+		if (o->build_only && (o->output || o->ref_out))
+			bad_usage("--build-only writes no trace: it takes no -o, --ref-out or --opt-out");
 		return optind;
 	}
-	if (o->build_only || o->compute) {
-		warn("--%s goes with --kernelbench", o->build_only ? "build-only" : "compute");
-		fputs(usage, stderr);
-		exit(EXIT_TROUBLE);
-	}
-	if (optind >= argc) {
-		warn("no program to run");
-		fputs(usage, stderr);
-		exit(EXIT_TROUBLE);
-	}
+	if (o->build_only)
+		bad_usage("--build-only goes with --kernelbench");
+	if (o->compute)
+		bad_usage("--compute goes with --kernelbench");
+	if (optind >= argc)
+		bad_usage("no program to run");
 	return optind;
 }
 

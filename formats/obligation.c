@@ -637,7 +637,7 @@ void obligation_release(struct obligation *o)
 	arena_release(&o->arena);
 }
 
-#define TAKE(kind, vec, idfield, reader) do { \
+#define TAKE(kind, vec, idfield, reader, ...) do { \
 	struct kind r; \
 	if (!reader(rec, &o->arena, &r)) \
 		return -1; \
@@ -645,14 +645,45 @@ void obligation_release(struct obligation *o)
 		rec_error(rec, #idfield " %u out of order (expected %zu)", r.idfield, o->vec.len); \
 		return -1; \
 	} \
+	__VA_ARGS__ \
 	VEC_PUSH(o->vec, r); \
 	return 1; \
 } while (0)
 
+/* The record types of the obligation (dirigo-obligation(5)), which come
+ * after its "obligation" record. */
+static bool obligation_type(const struct record *rec)
+{
+	static const char *const types[] = { "input", "value", "module", "launch", "output",
+	                                     "trimmed", NULL };
+	for (const char *const *t = types; *t; t++)
+		if (strcmp(rec->type, *t) == 0)
+			return true;
+	return strcmp(rec->type, "op") == 0 && rec_get(rec, "views");
+}
+
 int obligation_take(struct obligation *o, const struct record *rec)
 {
 	const char *t = rec->type;
+	if (strcmp(t, "end") == 0) {
+		o->end_rec = rec->index;
+		if (!o->names[0]) {
+			rec_error(rec, "not an obligation stream (no obligation record before the end "
+			          "record; run dmerge first)");
+			return -1;
+		}
+		return 0;
+	}
+	if (!o->names[0] && obligation_type(rec)) {
+		rec_error(rec, "the %s record comes before the obligation record (which comes first, "
+		          "after the header; run dmerge first)", t);
+		return -1;
+	}
 	if (strcmp(t, "obligation") == 0) {
+		if (o->names[0]) {
+			rec_error(rec, "a second obligation record");
+			return -1;
+		}
 		uint32_t n;
 		bool ok = true;
 		const msgpack_object *p = rec_array(rec, "programs", &n, &ok);
@@ -664,11 +695,14 @@ int obligation_take(struct obligation *o, const struct record *rec)
 		return 1;
 	}
 	if (strcmp(t, "input") == 0) TAKE(obl_input, inputs, input, obl_read_input);
-	if (strcmp(t, "value") == 0) TAKE(obl_value, values, value, obl_read_value);
+	if (strcmp(t, "value") == 0) TAKE(obl_value, values, value, obl_read_value, r.rec = rec->index;);
 	if (strcmp(t, "module") == 0) TAKE(obl_module, modules, module, obl_read_module);
-	if (strcmp(t, "launch") == 0) TAKE(obl_launch, launches, launch, obl_read_launch);
-	if (strcmp(t, "output") == 0) TAKE(obl_output, outputs, output, obl_read_output);
-	if (strcmp(t, "op") == 0 && rec_get(rec, "views")) TAKE(obl_op, ops, op, obl_read_op);
+	if (strcmp(t, "launch") == 0)
+		TAKE(obl_launch, launches, launch, obl_read_launch, r.rec = rec->index;);
+	if (strcmp(t, "output") == 0)
+		TAKE(obl_output, outputs, output, obl_read_output, r.rec = rec->index;);
+	if (strcmp(t, "op") == 0 && rec_get(rec, "views"))
+		TAKE(obl_op, ops, op, obl_read_op, r.rec = rec->index;);
 	if (strcmp(t, "trimmed") == 0) {
 		if (o->has_trimmed) {
 			rec_error(rec, "a second trimmed record");
@@ -677,41 +711,46 @@ int obligation_take(struct obligation *o, const struct record *rec)
 		if (!obl_read_trimmed(rec, &o->arena, &o->trimmed))
 			return -1;
 		o->has_trimmed = true;
+		o->trimmed_rec = rec->index;
 		return 1;
 	}
 	return 0;
 }
 
 #define FAIL(...) do { warn(__VA_ARGS__); return false; } while (0)
+/* "FILE: record N (TYPE): ", as rec_error says it */
+#define AT "%s: record %zu (%s): "
 
 bool obligation_check(const struct obligation *o, const char *file)
 {
 	size_t nv = o->values.len;
 	if (!o->names[0])
-		FAIL("%s: not an obligation stream (no obligation header; run dmerge first)", file);
+		FAIL("%s: record %zu (end): not an obligation stream (no obligation record; run dmerge first)",
+		     file, o->end_rec);
 	for (size_t i = 0; i < nv; i++) {
 		const struct obl_value *v = &o->values.items[i];
 		if (v->prev != NO_VALUE && (v->prev >= i || o->values.items[v->prev].prog != v->prog ||
 		                            o->values.items[v->prev].bytes != v->bytes))
-			FAIL("%s: value %zu: bad previous version %u", file, i, v->prev);
+			FAIL(AT "value %zu: bad previous version %u", file, v->rec, "value", i, v->prev);
 		if (v->def == VD_INPUT && (v->input >= o->inputs.len ||
 		                           o->inputs.items[v->input].bytes != v->len))
-			FAIL("%s: value %zu: bad input %u", file, i, v->input);
+			FAIL(AT "value %zu: bad input %u", file, v->rec, "value", i, v->input);
 		if (v->def == VD_COPY && (v->src >= i || o->values.items[v->src].prog != v->prog ||
 		                          v->src_off > o->values.items[v->src].bytes ||
 		                          v->len > o->values.items[v->src].bytes - v->src_off))
-			FAIL("%s: value %zu: bad copy source %u", file, i, v->src);
+			FAIL(AT "value %zu: bad copy source %u", file, v->rec, "value", i, v->src);
 		if (v->def == VD_LAUNCH && (v->launch >= o->launches.len ||
 		                            o->launches.items[v->launch].prog != v->prog))
-			FAIL("%s: value %zu: bad launch %u", file, i, v->launch);
+			FAIL(AT "value %zu: bad launch %u", file, v->rec, "value", i, v->launch);
 		if (v->def == VD_OP) {
 			const struct obl_op *op = v->op < o->ops.len ? &o->ops.items[v->op] : NULL;
 			const struct obl_view *rv = op ? obl_op_view(op, obl_op_result(op, v->result)) : NULL;
 			if (!op || op->prog != v->prog || !rv || rv->value != i)
-				FAIL("%s: value %zu: bad op %u or result %u", file, i, v->op, v->result);
+				FAIL(AT "value %zu: bad op %u or result %u", file, v->rec, "value", i, v->op,
+				     v->result);
 			if (v->input != NO_VALUE && (v->input >= o->inputs.len ||
 			                             o->inputs.items[v->input].bytes != v->len))
-				FAIL("%s: value %zu: bad input %u", file, i, v->input);
+				FAIL(AT "value %zu: bad input %u", file, v->rec, "value", i, v->input);
 		}
 	}
 	for (size_t i = 0; i < o->ops.len; i++) {
@@ -720,8 +759,8 @@ bool obligation_check(const struct obligation *o, const char *file)
 			const struct obl_view *w = &op->views[k];
 			if (w->value >= nv || o->values.items[w->value].prog != op->prog ||
 			    obl_view_extent(w) * etype_size(w->dtype) > o->values.items[w->value].bytes)
-				FAIL("%s: op %zu (%s): the view of tensor %u is outside value %u", file, i,
-				     op->call.op, w->tensor, w->value);
+				FAIL(AT "op %zu (%s): the view of tensor %u is outside value %u", file, op->rec,
+				     "op", i, op->call.op, w->tensor, w->value);
 		}
 		for (uint32_t k = 0; k < op->call.nargs; k++) {
 			const struct torch_arg *g = &op->call.args[k];
@@ -729,7 +768,8 @@ bool obligation_check(const struct obligation *o, const char *file)
 			for (uint32_t j = 0; j < n; j++) {
 				uint32_t t = g->kind == TARG_TENSOR ? g->tensor : g->tensors[j];
 				if (t != TORCH_NO_TENSOR && !obl_op_view(op, t))
-					FAIL("%s: op %zu (%s): tensor %u has no view", file, i, op->call.op, t);
+					FAIL(AT "op %zu (%s): tensor %u has no view", file, op->rec, "op", i,
+					     op->call.op, t);
 			}
 		}
 	}
@@ -737,11 +777,11 @@ bool obligation_check(const struct obligation *o, const char *file)
 		for (uint32_t k = 0; k < o->trimmed.n; k++)
 			if (o->trimmed.inputs[k] >= o->inputs.len || o->trimmed.values[k][0] >= nv ||
 			    o->trimmed.values[k][1] >= nv)
-				FAIL("%s: trimmed: entry %u names a bad input or value", file, k);
+				FAIL(AT "entry %u names a bad input or value", file, o->trimmed_rec, "trimmed", k);
 	for (size_t i = 0; i < o->launches.len; i++) {
 		const struct obl_launch *l = &o->launches.items[i];
 		if (l->module >= o->modules.len || o->modules.items[l->module].prog != l->prog)
-			FAIL("%s: launch %zu: bad module %u", file, i, l->module);
+			FAIL(AT "launch %zu: bad module %u", file, l->rec, "launch", i, l->module);
 		for (uint32_t k = 0; k < l->nargs; k++) {
 			const struct obl_arg *a = &l->args[k];
 			if (a->is_ptr && (a->vin >= nv || a->vout >= nv ||
@@ -749,11 +789,13 @@ bool obligation_check(const struct obligation *o, const char *file)
 			                  o->values.items[a->vout].launch != i ||
 			                  o->values.items[a->vout].prev != a->vin ||
 			                  a->off > o->values.items[a->vin].bytes))
-				FAIL("%s: launch %zu: argument '%s' has bad values", file, i, a->param);
+				FAIL(AT "launch %zu: argument '%s' has bad values", file, l->rec, "launch", i,
+				     a->param);
 		}
 		for (uint32_t k = 0; k < l->nsyms; k++)
 			if (l->syms[k].vin >= nv)
-				FAIL("%s: launch %zu: symbol '%s' has a bad value", file, i, l->syms[k].symbol);
+				FAIL(AT "launch %zu: symbol '%s' has a bad value", file, l->rec, "launch", i,
+				     l->syms[k].symbol);
 	}
 	for (size_t i = 0; i < o->outputs.len; i++) {
 		const struct obl_output *out = &o->outputs.items[i];
@@ -761,7 +803,7 @@ bool obligation_check(const struct obligation *o, const char *file)
 			if (out->value[p] >= nv || o->values.items[out->value[p]].prog != (uint32_t)p ||
 			    out->off[p] > o->values.items[out->value[p]].bytes ||
 			    out->bytes > o->values.items[out->value[p]].bytes - out->off[p])
-				FAIL("%s: output %zu: bad value for program %d", file, i, p);
+				FAIL(AT "output %zu: bad value for program %d", file, out->rec, "output", i, p);
 	}
 	return true;
 }
@@ -769,8 +811,9 @@ bool obligation_check(const struct obligation *o, const char *file)
 bool obligation_check_outputs(const struct obligation *o, size_t findings, const char *file)
 {
 	if (!o->outputs.len && !findings)
-		FAIL("%s: the obligation has no output records: there is nothing to compare (a stream "
-		     "cut short, or an obligation dmerge did not write?)", file);
+		FAIL("%s: record %zu (end): the obligation has no output records: there is nothing to "
+		     "compare (a stream cut short, or an obligation dmerge did not write?)", file,
+		     o->end_rec);
 	return true;
 }
 

@@ -78,6 +78,7 @@ struct obl_value {                  /* "value" */
 	const void *data;               /* data: len bytes */
 	bool has_storage;               /* the buffer is a torch storage: */
 	uint32_t storage;               /* its id in the trace */
+	size_t rec;                     /* read: its record index (messages) */
 };
 
 /* A tensor as an op sees it: element flat (row-major over shape) of the
@@ -99,6 +100,7 @@ struct obl_op {                     /* "op": one torch (aten) call */
 	struct obl_view *views;         /* every tensor the call names */
 	uint32_t nviews;
 	const char *unsupported;        /* why it cannot be modelled, or NULL */
+	size_t rec;                     /* read: its record index (messages) */
 };
 
 struct obl_trimmed {                /* "trimmed": the common prefix dmerge cut */
@@ -136,6 +138,7 @@ struct obl_launch {                 /* "launch" */
 	uint64_t grid[3], block[3], shmem;
 	struct obl_arg *args;   uint32_t nargs;
 	struct obl_symref *syms; uint32_t nsyms;
+	size_t rec;                     /* read: its record index (messages) */
 };
 
 struct obl_output {                 /* "output" */
@@ -147,6 +150,7 @@ struct obl_output {                 /* "output" */
 	enum etype dtype;               /* torch outputs: element type, shape; */
 	uint32_t ndim;                  /* ET_NONE when not given */
 	int64_t shape[TORCH_MAX_DIMS];
+	size_t rec;                     /* read: its record index (messages) */
 };
 
 const char *value_def_name(enum value_def d);
@@ -194,16 +198,22 @@ struct obligation {
 	VEC(struct obl_op) ops;
 	bool has_trimmed;
 	struct obl_trimmed trimmed;
+	size_t trimmed_rec;             /* record indices, for messages */
+	size_t end_rec;
 };
 
 void obligation_init(struct obligation *o);
 void obligation_release(struct obligation *o);
 /* If rec is an obligation record (or the "obligation" record), stores it and
  * returns 1; returns 0 for other records, -1 for a bad record.  Ids must be
- * dense and in order (input i is the i-th input record, ...). */
+ * dense and in order (input i is the i-th input record, ...); the
+ * "obligation" record comes once, before every other obligation record,
+ * and before the end record (dirigo-obligation(5), ORDER).  Messages name
+ * the record.  Other records are looked at, not kept: give it the end
+ * record too. */
 int  obligation_take(struct obligation *o, const struct record *rec);
 /* Checks references between records (values, launches, modules, outputs);
- * false after printing what is wrong, naming 'file'. */
+ * false after printing what is wrong, naming 'file' and the record. */
 bool obligation_check(const struct obligation *o, const char *file);
 /* A verdict rests on at least one output pair, or on a finding upstream
  * (dmerge's shape-mismatch of outputs with different element counts

@@ -74,7 +74,7 @@ void note(const char *fmt, ...)
 	va_end(ap);
 }
 
-static int rank(int s)
+static int rank(enum exit_status s)
 {
 	switch (s) {
 	case EXIT_TROUBLE: return 3;
@@ -84,12 +84,12 @@ static int rank(int s)
 	}
 }
 
-int exit_worst(int a, int b)
+enum exit_status exit_worst(enum exit_status a, enum exit_status b)
 {
 	return rank(a) >= rank(b) ? a : b;
 }
 
-int close_stdout(int status)
+enum exit_status close_stdout(enum exit_status status)
 {
 	if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
 		warn("write error on standard output: %s", strerror(errno));

@@ -39,10 +39,10 @@ void diag_set_die_hook(void (*hook)(void));
 
 /* Combine two statuses into the one that describes both: trouble beats bug
  * beats undecided beats ok. */
-int exit_worst(int a, int b);
+enum exit_status exit_worst(enum exit_status a, enum exit_status b);
 
 /* Close stdout and report a failed write (ENOSPC, EPIPE) as trouble.
  * Returns the status to exit with. */
-int close_stdout(int status);
+enum exit_status close_stdout(enum exit_status status);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * resolve-atomic.c: back-projection through atomics (DESIGN.md 5).
+ * resolve-atomic.c: back-projection through atomics (dirigo(7), DESIGN).
  *
  * dexec records each atom/red as a contribution (dom, addr, val, op) to
  * the launch's "atomics" (global memory) or "shared_atomics" (the block's

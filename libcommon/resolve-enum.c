@@ -1,5 +1,5 @@
 /*
- * resolve-enum.c: inverting a write by enumeration (DESIGN.md 5): the
+ * resolve-enum.c: inverting a write by enumeration (dirigo(7), DESIGN): the
  * write's address evaluated once for every thread of the geometry it is
  * asked about (a block, for shared memory; the grid, when it is small
  * enough), kept sorted by address, so that every later inversion of the

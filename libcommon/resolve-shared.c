@@ -1,5 +1,5 @@
 /*
- * resolve-shared.c: back-projection through shared memory (DESIGN.md 5).
+ * resolve-shared.c: back-projection through shared memory (dirigo(7), DESIGN).
  *
  * dexec turns a shared load into a LOAD leaf whose space names the launch
  * (SYM_SHARED_SPACE) and whose address packs the byte offset with the

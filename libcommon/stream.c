@@ -150,14 +150,16 @@ void stream_in_close(struct stream_in *in)
 
 static void in_error(const struct stream_in *in, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Every message below is formatted whole and printed by warn, in one write
+ * (diag.c), so that the messages of threads never interleave. */
 static void in_error(const struct stream_in *in, const char *fmt, ...)
 {
+	char msg[2048];
 	va_list ap;
-	fprintf(diag_out(), "%s: %s: record %zu: ", diag_prog(), in->name, in->index);
 	va_start(ap, fmt);
-	vfprintf(diag_out(), fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fputc('\n', diag_out());
+	warn("%s: record %zu: %s", in->name, in->index, msg);
 }
 
 static int open_next(struct stream_in *in)
@@ -280,13 +282,14 @@ static bool check_end(struct stream_in *in, const msgpack_object *o)
  * its header names: that stage failed, or was killed, upstream. */
 static void unended(const struct stream_in *in, const char *where)
 {
-	fprintf(diag_out(), "%s: %s: ", diag_prog(), in->name);
 	if (in->tool)
-		fprintf(diag_out(), "the stream '%s' wrote stops %s, before its end record: "
-		        "'%s' failed or was killed upstream (see its messages)\n", in->tool, where, in->tool);
+		warn("%s: the stream '%s' wrote stops %s, before its end record: "
+		     "'%s' failed or was killed upstream (see its messages)", in->name, in->tool, where,
+		     in->tool);
 	else
-		fprintf(diag_out(), "the stream stops %s, before its end record: the stage that wrote it "
-		        "failed or was killed (a stream written by hand ends with {\"t\":\"end\"})\n", where);
+		warn("%s: the stream stops %s, before its end record: the stage that wrote it "
+		     "failed or was killed (a stream written by hand ends with {\"t\":\"end\"})", in->name,
+		     where);
 }
 
 /* Validates the unpacked object as a record; fills rec. */
@@ -538,12 +541,12 @@ int stream_in_next(struct stream_in *in, struct record *rec)
 
 void rec_error(const struct record *rec, const char *fmt, ...)
 {
+	char msg[2048];
 	va_list ap;
-	fprintf(diag_out(), "%s: %s: record %zu (%s): ", diag_prog(), rec->file, rec->index, rec->type);
 	va_start(ap, fmt);
-	vfprintf(diag_out(), fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fputc('\n', diag_out());
+	warn("%s: record %zu (%s): %s", rec->file, rec->index, rec->type, msg);
 }
 
 const msgpack_object *rec_get(const struct record *rec, const char *key)
@@ -789,7 +792,7 @@ static bool status_succeeded(int status)
 	return status == EXIT_OK || status == EXIT_BUG || status == EXIT_UNDECIDED;
 }
 
-int stream_out_close(struct stream_out *w, int status)
+enum exit_status stream_out_close(struct stream_out *w, enum exit_status status)
 {
 	if (!w)
 		return status;
@@ -1007,7 +1010,8 @@ bool rec_require_kind(const struct record *rec, const char *min, const char *hin
 	if (r < 0)
 		rec_error(rec, "unknown stream kind '%s'", rec->stream_kind);
 	else
-		rec_error(rec, "a %s stream, not %s %s stream; run %s first", rec->stream_kind,
+		rec_error(rec, "%s %s stream, not %s %s stream; run %s first",
+		          strchr("aeiou", rec->stream_kind[0]) ? "an" : "a", rec->stream_kind,
 		          strchr("aeiou", min[0]) ? "an" : "a", min, hint);
 	return false;
 }

@@ -36,6 +36,7 @@
 #include <stdio.h>
 
 #include "arena.h"
+#include "diag.h"
 
 #define DIRIGO_FORMAT_VERSION 1
 #define STREAM_MAX_DEPTH 24            /* nesting limit imposed on input */
@@ -106,7 +107,7 @@ struct stream_out *stream_out_new(FILE *f);
  * 3 (the stage succeeded) and the part has a header and no end record yet,
  * writes the end record; then flushes and frees w (NULL ok).  Returns
  * status, or EXIT_TROUBLE after a write error (message printed). */
-int  stream_out_close(struct stream_out *w, int status);
+enum exit_status stream_out_close(struct stream_out *w, enum exit_status status);
 /* Flushes and frees without an end record (a stage that failed, or a
  * held part); returns 0, or -1 after a write error (message printed). */
 int  stream_out_free(struct stream_out *w);

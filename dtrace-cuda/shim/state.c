@@ -85,13 +85,14 @@ void shim_flush(void)
 void shim_fatal(const char *fmt, ...)
 {
 	extern char *program_invocation_name;
+	char msg[2048];
 	va_list ap;
 	fflush(NULL);
-	fprintf(stderr, "dtrace-cuda: %s: ", shim.prog ? shim.prog : program_invocation_name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/* one write, as diag.c's messages: the program's threads may print too */
+	fprintf(stderr, "dtrace-cuda: %s: %s\n", shim.prog ? shim.prog : program_invocation_name, msg);
 	_exit(EXIT_TROUBLE);
 }
 

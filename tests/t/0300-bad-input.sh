@@ -53,7 +53,7 @@ test_expect_success 'dexec refuses a trace: it needs an obligation' '
 
 test_expect_success 'dcheck refuses an obligation: it needs dexec first' '
 	test_must_fail --status=2 dcheck x.obl >out 2>err &&
-	grep "x.obl: record 0 (header): a obligation stream, not a symbolic stream; run dexec first" err
+	grep "x.obl: record 0 (header): an obligation stream, not a symbolic stream; run dexec first" err
 '
 
 test_expect_success 'dreplay refuses a symbolic stream: it needs dcheck first' '

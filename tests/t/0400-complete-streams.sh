@@ -111,20 +111,20 @@ test_expect_success 'dcat prints a stream cut short, then says so: exit 2' '
 test_expect_success 'an obligation without output records: dexec exit 2' '
 	dcat dmerge.out | grep -v "\"t\":\"output\"" | dcat -r >noout.obl &&
 	test_must_fail --status=2 dexec noout.obl >out 2>err &&
-	grep "noout.obl: the obligation has no output records: there is nothing to compare" err
+	grep "noout.obl: record [0-9]* (end): the obligation has no output records: there is nothing to compare" err
 '
 
 test_expect_success 'a symbolic stream without output records: dcheck exit 2, no verdict' '
 	dcat dexec.out | grep -v "\"t\":\"output\"" | dcat -r >noout.sym &&
 	test_must_fail --status=2 dcheck noout.sym >out 2>err &&
-	grep "noout.sym: the obligation has no output records" err &&
+	grep "noout.sym: record [0-9]* (end): the obligation has no output records" err &&
 	! dcat out 2>/dev/null | grep -q "\"t\":\"verdict\""
 '
 
 test_expect_success 'a verdict stream without output records: dreplay exit 2' '
 	dcat dcheck.out | grep -v "\"t\":\"output\"" | dcat -r >noout.ver &&
 	test_must_fail --status=2 dreplay noout.ver >out 2>err &&
-	grep "noout.ver: .*location outside output 0 (the stream holds 0 outputs)\\|noout.ver: the obligation has no output records" err
+	grep "noout.ver: .*location outside output 0 (the stream holds 0 outputs)\\|noout.ver: record [0-9]* (end): the obligation has no output records" err
 '
 
 test_expect_success 'outputs of no element: dcheck is unknown, never checked-correct' '

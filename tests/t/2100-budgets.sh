@@ -95,10 +95,10 @@ test_expect_success 'dexec: the output depends on the input and the resource lim
 
 test_expect_success 'dexec: bad budgets are trouble' '
 	test_must_fail --status=2 dexec --budget -1 add.obl 2>err &&
-	grep "bad number of seconds .-1. for --budget" err &&
+	grep "option .--budget.: bad number .-1." err &&
 	test_must_fail --status=2 dexec --budget x add.obl 2>err &&
 	test_must_fail --status=2 dexec --smt-rlimit z add.obl 2>err &&
-	grep "bad number .z. for --smt-rlimit" err
+	grep "option .--smt-rlimit.: bad number .z." err
 '
 
 sym() { cat "$D/check-base.jsonl" "$D/check-opt-$1.jsonl" | dcat -r >"$1.sym"; }

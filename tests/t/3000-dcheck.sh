@@ -155,7 +155,7 @@ test_expect_success 'a stream without an obligation is trouble' '
 	printf "%s\n" "{\"t\":\"header\",\"format\":\"dirigo\",\"version\":1,\"stream\":\"symbolic\"}" \
 		"{\"t\":\"end\"}" | dcat -r >noobl.sym &&
 	test_must_fail --status=2 dcheck noobl.sym 2>err &&
-	grep "noobl.sym: not an obligation stream" err
+	grep "noobl.sym: record 1 (end): not an obligation stream" err
 '
 
 test_expect_success 'an obligation without write sets is trouble (dexec not run)' '

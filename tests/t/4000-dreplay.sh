@@ -133,7 +133,7 @@ test_expect_success 'a stream without an obligation is trouble' '
 	printf "%s\n" "{\"t\":\"header\",\"format\":\"dirigo\",\"version\":1,\"stream\":\"verdict\"}" \
 		"{\"t\":\"end\"}" | dcat -r >noobl.ver &&
 	test_must_fail --status=2 dreplay noobl.ver 2>err &&
-	grep "noobl.ver: not an obligation stream" err
+	grep "noobl.ver: record 1 (end): not an obligation stream" err
 '
 
 # Confirmation needs a run of both programs: the model evaluated again is

@@ -295,6 +295,58 @@ static int read_all(const char *path, int *nrec)
 	return r;
 }
 
+/* Messages are one write each (diag.h), so that the lines of threads never
+ * interleave: count the writes into an unbuffered stream while the reader
+ * refuses a record, and while a record's field is reported. */
+static int nwrites;
+static ssize_t count_write(void *cookie, const char *buf, size_t size)
+{
+	(void)cookie;
+	(void)buf;
+	nwrites++;
+	return (ssize_t)size;
+}
+
+static void one_write_per_message(void)
+{
+	cookie_io_functions_t io = { .write = count_write };
+	FILE *f = fopencookie(NULL, "w", io);
+	setvbuf(f, NULL, _IONBF, 0);
+	diag_set_out(f);
+	size_t n;
+	char *b = build(no_header, &n);
+	char *p = tmpfile_with(b, n);
+	int nrec;
+	nwrites = 0;
+	ok(read_all(p, &nrec) == -1, "a stream without header refused");
+	is_int(nwrites, 1, "the reader's message is one write");
+	char *c = build(two_records, &n);
+	char *q = tmpfile_with(c, n - 1);
+	nwrites = 0;
+	ok(read_all(q, &nrec) == -1, "a stream cut short refused");
+	is_int(nwrites, 1, "and said in one write");
+	const char *paths[] = { p };
+	unlink(p);
+	free(p);
+	p = tmpfile_with(c, n);
+	paths[0] = p;
+	struct stream_in *in = stream_in_open(paths, 1);
+	struct record rec;
+	bool okf = true;
+	stream_in_next(in, &rec);
+	stream_in_next(in, &rec);
+	nwrites = 0;
+	rec_u64(&rec, "missing", &okf);
+	ok(!okf, "a missing field reported");
+	is_int(nwrites, 1, "by rec_error in one write");
+	stream_in_close(in);
+	diag_set_out(NULL);
+	fclose(f);
+	unlink(p);
+	unlink(q);
+	free(p); free(q); free(b); free(c);
+}
+
 int main(void)
 {
 	diag_set_prog("test-stream");
@@ -403,6 +455,7 @@ int main(void)
 	ok(read_all(p4, &nrec) == -1, "empty input refused");
 
 	end_records();
+	one_write_per_message();
 
 	unlink(path);
 	unlink(p2);

@@ -13,6 +13,8 @@ import os
 import sys
 import traceback
 
+from .status import OK, TROUBLE, UNDECIDED
+
 try:
     import msgpack
 except ImportError:  # depends on the machine
@@ -26,7 +28,7 @@ def packb(rec):
                            "(apt-get install python3-msgpack, or pip install msgpack)")
     return msgpack.packb(rec, use_bin_type=True)
 
-USAGE_STATUS = 2
+USAGE_STATUS = TROUBLE
 
 
 def load(path):
@@ -74,8 +76,8 @@ class Sink:
 
     def end(self, status):
         # The end record says the trace is whole (dirigo-trace(5)): not
-        # written when the program failed (status 2).
-        if self.link is None and status != 2:
+        # written when the program failed (status TROUBLE).
+        if self.link is None and status != TROUBLE:
             self.write({"t": "end", "status": status, "records": sum(self.counts.values()),
                         "counts": dict(self.counts)})
 
@@ -126,8 +128,8 @@ def record_run(sink, model, inputs, max_data, all_data, params=None, call=None, 
     except Unsupported as e:
         sink.write({"t": "tunsupported", "op": e.op, "message": e.message})
         print("dirigo_trace: %s: unsupported: %s" % (where, e.message), file=sys.stderr)
-        return 3
-    return 0
+        return UNDECIDED
+    return OK
 
 
 def trace_file(path, out, name=None, seed=42, max_data=1 << 20, all_data=False,

@@ -43,8 +43,7 @@ import traceback
 
 from . import ext
 from .harness import Sink, record_run
-
-TROUBLE = 2
+from .status import OK, TROUBLE
 
 
 class PairError(Exception):
@@ -277,7 +276,7 @@ def cmd_build(o):
         load_module(o.opt, "dirigo_opt", ("ModelNew",))
     else:
         ext.load_cu(o.opt)
-    return 0
+    return OK
 
 
 def cmd_trace(o):

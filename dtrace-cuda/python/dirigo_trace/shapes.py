@@ -46,7 +46,7 @@ import weakref
 
 import torch
 
-RETRACE = 4
+from .status import RETRACE  # noqa: F401 (shapes.RETRACE, as before)
 # Ops over computed values of at most this many bytes in and out compute
 # ($DIRIGO_SHAPES_SMALL: 0 makes every op with a meta kernel run by shape,
 # which the tests use to compare traces of small programs).
