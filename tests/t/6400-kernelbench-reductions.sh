@@ -4,8 +4,9 @@
 # non-affine shared stores against torch.mm, a softmax with block-wide
 # max and sum trees (and -inf padding) against torch.softmax, a mean of
 # per-block partials each divided by N and added with atomicAdd against
-# torch.mean; each with a buggy twin (a wrong tile count, a sum tree over
-# half the row, a wrong divisor).  The reductions are computed in other
+# torch.mean; an RMS norm by a shared tree per column (eps a float
+# argument) against x / sqrt(mean(x^2) + eps); each with a buggy twin (a wrong tile
+# count, a sum tree over half the row, a wrong divisor, a missing 1/N).  The reductions are computed in other
 # associations on the two sides, so a correct pair is decided by
 # structure (dcheck's canonical forms), and a buggy one by a witness
 # that dreplay confirms by running both programs.
@@ -80,5 +81,9 @@ test_expect_success 'softmax by block max and sum trees, -inf padding = torch.so
 test_expect_success 'softmax whose sum tree covers half the row: a confirmed witness' 'check_pair softmax-block-bug'
 test_expect_success 'mean of per-block partials / N, atomicAdd = torch.mean, by structure' 'check_pair mean-atomic'
 test_expect_success 'mean with partials divided by the thread count: a confirmed witness' 'check_pair mean-atomic-bug'
+test_expect_success 'RMS norm by a shared tree per column, float eps = torch (1e-5 in f32), by structure' '
+	check_pair rmsnorm-tree
+'
+test_expect_success 'RMS norm whose sum of squares is not divided by N: a confirmed witness' 'check_pair rmsnorm-tree-bug'
 
 test_done
