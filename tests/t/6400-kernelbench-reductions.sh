@@ -9,10 +9,10 @@
 # one-pass variance (shared rows, then __shfl_down_sync) against
 # F.layer_norm's two-pass one; all but the layer norm with a buggy twin
 # (a wrong tile count, a sum tree over half the row, a wrong divisor, a
-# missing 1/N).  The reductions are computed in other
-# associations on the two sides, so a correct pair is decided by
-# structure (dcheck's canonical forms), and a buggy one by a witness
-# that dreplay confirms by running both programs.
+# missing 1/N).  The reductions are computed in other associations on
+# the two sides, so a correct pair is decided by structure (dcheck's
+# canonical forms), and a buggy one by a witness that dreplay confirms
+# by running both programs.
 #
 # Skipped as tests/t/6200-kernelbench.sh is (python3 with torch, nvcc,
 # torch's C++ headers); the extensions are built once and cached.
