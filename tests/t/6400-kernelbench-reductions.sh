@@ -7,9 +7,8 @@
 # torch.mean; an RMS norm by a shared tree per column (eps a float
 # argument) against x / sqrt(mean(x^2) + eps); a layer norm with a
 # one-pass variance (shared rows, then __shfl_down_sync) against
-# F.layer_norm's two-pass one; all but the layer norm with a buggy twin
-# (a wrong tile count, a sum tree over half the row, a wrong divisor, a
-# missing 1/N).  The reductions are computed in other associations on
+# F.layer_norm's two-pass one; each with a buggy twin (a wrong tile
+# count, a sum tree over half the row, a wrong divisor, a missing 1/N).  The reductions are computed in other associations on
 # the two sides, so a correct pair is decided by structure (dcheck's
 # canonical forms), and a buggy one by a witness that dreplay confirms
 # by running both programs.
@@ -91,5 +90,6 @@ test_expect_success 'RMS norm whose sum of squares is not divided by N: a confir
 test_expect_success 'layer norm, one-pass variance by shared rows and a warp shuffle = torch, by structure' '
 	check_pair layernorm-warp
 '
+test_expect_success 'layer norm whose E[x^2] lacks its 1/N: a confirmed witness' 'check_pair layernorm-warp-bug'
 
 test_done
