@@ -716,6 +716,16 @@ static bool substitute(rows_t *rows, int nv)
  * -1 when the rows are infeasible, 0 when the rows left (on keep alone)
  * say what can be said, 1 when it gave up (too many rows, coefficients
  * too large). */
+
+/* x * a + y * b into *out; false when a product or the sum would
+ * overflow (the coefficients of a derived row past i128). */
+static bool comb(i128 x, i128 a, i128 y, i128 b, i128 *out)
+{
+	i128 u, v;
+	return !__builtin_mul_overflow(x, a, &u) && !__builtin_mul_overflow(y, b, &v) &&
+	       !__builtin_add_overflow(u, v, out);
+}
+
 static int eliminate(rows_t *rows, int nv, int keep)
 {
 	bool done[NV] = { false };
@@ -783,12 +793,9 @@ static int eliminate(rows_t *rows, int nv, int keep)
 				i128 mp = -q->a[best], mq = p->a[best];
 				struct row r;
 				bool ok = true;
-				for (int t = 0; t < NV; t++) {
-					r.a[t] = mp * p->a[t] + mq * q->a[t];
-					ok &= !big(r.a[t]);
-				}
-				r.b = mp * p->b + mq * q->b;
-				if (!ok || big(r.b)) {
+				for (int t = 0; t < NV && ok; t++)
+					ok = comb(mp, p->a[t], mq, q->a[t], &r.a[t]) && !big(r.a[t]);
+				if (!ok || !comb(mp, p->b, mq, q->b, &r.b) || big(r.b)) {
 					VEC_FREE(next);
 					return 1;
 				}

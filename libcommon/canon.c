@@ -342,15 +342,20 @@ enum kind { K_LEAF, K_LIN, K_MUL, K_DIV, K_MAX, K_MIN, K_ITE, K_OTHER };
 struct nc { const struct expr *e; struct rat c; };   /* a node with a coefficient */
 typedef VEC(const struct expr *) exprvec;
 typedef VEC(struct nc) ncvec;
+/* A term c * (p + q)^2 of a sum whose q other squares of the sum share:
+ * expanded, c p^2 + 2 c q p + c q^2 (see cluster_leaves). */
+struct sq { const struct expr *p, *q; struct rat c; };
+typedef VEC(struct sq) sqvec;
 
 struct canon {
 	struct ectx *cx;
 	uint64_t max_steps, steps, kept;
 	bool over;
 	struct itab t;
-	struct lin L, F;                  /* sums being built; a factor read back */
+	struct lin L, F, S;               /* sums being built; a factor read back; a square group's sum */
 	exprvec stack, tmp;
 	ncvec work, leaves;
+	sqvec sq;                         /* squares of a cluster expanded (cluster_leaves) */
 };
 
 struct canon *canon_new(struct ectx *cx, uint64_t max_steps)
@@ -370,6 +375,8 @@ void canon_free(struct canon *c)
 	free(c->t.v);
 	lin_release(&c->L);
 	lin_release(&c->F);
+	lin_release(&c->S);
+	VEC_FREE(c->sq);
 	VEC_FREE(c->stack);
 	VEC_FREE(c->tmp);
 	VEC_FREE(c->work);
@@ -681,6 +688,81 @@ out:
 
 /* ---- clusters ------------------------------------------------------------------------------------ */
 
+/* x = (p + q) * (p + q), the sum of exactly two parts: the form of a
+ * squared deviation (v - mean)^2, v - mean being v + (-mean). */
+static bool square_of_sum(const struct expr *x, const struct expr **p, const struct expr **q)
+{
+	if (x->op != EOP_FMUL || x->nargs != 2 || x->args[0] != x->args[1])
+		return false;
+	const struct expr *d = x->args[0];
+	if (d->op != EOP_FADD || d->nargs != 2)
+		return false;
+	*p = d->args[0];
+	*q = d->args[1];
+	return true;
+}
+
+static int cmp_ptr_id(const void *a, const void *b)
+{
+	return cmp_id(a, b);
+}
+
+/* Moves from c->leaves to c->sq the squares (p_i + q)^2 of which at
+ * least two share a part q (the mean of a variance): their sum is
+ * expanded exactly, sum c_i p_i^2 + 2 q sum c_i p_i + (sum c_i) q^2, so
+ * that the mean's terms are not spread into every deviation (n^2 work)
+ * and a two-pass variance, sum (x_i - mean)^2 / n, meets the one-pass
+ * form sum x_i^2 / n - mean^2 of the other program.  Squares whose parts
+ * no other square shares stay leaves. */
+static void pick_squares(struct canon *c)
+{
+	size_t n = 0;
+	const struct expr *p, *q;
+	for (size_t i = 0; i < c->leaves.len; i++)
+		n += square_of_sum(c->leaves.items[i].e, &p, &q);
+	if (n < 2)
+		return;
+	exprvec parts = { 0 };
+	for (size_t i = 0; i < c->leaves.len; i++)
+		if (square_of_sum(c->leaves.items[i].e, &p, &q)) {
+			VEC_PUSH(parts, p);
+			VEC_PUSH(parts, q);
+		}
+	qsort(parts.items, parts.len, sizeof *parts.items, cmp_ptr_id);
+	step(c, parts.len);
+	size_t kept = 0;
+	for (size_t i = 0; i < c->leaves.len; i++) {
+		struct nc x = c->leaves.items[i];
+		if (square_of_sum(x.e, &p, &q)) {
+			/* how many parts of squares are p, are q (binary search) */
+			size_t cnt[2] = { 0, 0 };
+			for (int j = 0; j < 2; j++) {
+				const struct expr *y = j ? q : p;
+				size_t a = 0, b = parts.len;
+				while (a < b) {
+					size_t m = (a + b) / 2;
+					if (parts.items[m]->id < y->id)
+						a = m + 1;
+					else
+						b = m;
+				}
+				while (a < parts.len && parts.items[a] == y) {
+					cnt[j]++;
+					a++;
+				}
+			}
+			if (cnt[0] >= 2 || cnt[1] >= 2) {
+				bool swap = cnt[0] > cnt[1];    /* the shared part is q */
+				VEC_PUSH(c->sq, ((struct sq){ swap ? q : p, swap ? p : q, x.c }));
+				continue;
+			}
+		}
+		c->leaves.items[kept++] = x;
+	}
+	c->leaves.len = kept;
+	VEC_FREE(parts);
+}
+
 /* The leaves of the cluster rooted at root (kind k), with their
  * coefficients for sums, into c->leaves, and the sum's constants into
  * consts; true when every leaf has its canonical form, else the missing
@@ -692,6 +774,7 @@ static bool cluster_leaves(struct canon *c, const struct expr *root, enum kind k
 	bool all = true;
 	*ok = true;
 	c->leaves.len = 0;
+	c->sq.len = 0;
 	w->len = 0;
 	VEC_PUSH(*w, ((struct nc){ root, R_ONE }));
 	while (w->len && step(c, 1)) {
@@ -714,12 +797,23 @@ static bool cluster_leaves(struct canon *c, const struct expr *root, enum kind k
 			continue;
 		}
 		VEC_PUSH(c->leaves, x);
-		if (!done(c, x.e)) {
-			all = false;
-			VEC_PUSH(c->stack, x.e);
-		}
 	}
 	w->len = 0;
+	if (k == K_LIN)
+		pick_squares(c);
+	for (size_t i = 0; i < c->leaves.len; i++)
+		if (!done(c, c->leaves.items[i].e)) {
+			all = false;
+			VEC_PUSH(c->stack, c->leaves.items[i].e);
+		}
+	for (size_t i = 0; i < c->sq.len; i++)
+		for (int j = 0; j < 2; j++) {
+			const struct expr *y = j ? c->sq.items[i].q : c->sq.items[i].p;
+			if (!done(c, y)) {
+				all = false;
+				VEC_PUSH(c->stack, y);
+			}
+		}
 	return all;
 }
 
@@ -746,7 +840,8 @@ static const struct expr *rebuild_cluster(struct canon *c, const struct expr *ro
 		const struct expr *av[E_MAX_ARGS];
 		for (unsigned i = 0; i < x->nargs; i++) {
 			const struct expr *a = x->args[i];
-			av[i] = inner(c, a, k) ? iget(&c->t, a)->raw : done(c, a);
+			/* a square expanded by pick_squares has no canonical form */
+			av[i] = inner(c, a, k) ? iget(&c->t, a)->raw : done(c, a) ? done(c, a) : a;
 		}
 		const struct expr *r = e_op(c->cx, (enum eop)x->op, x->sort, x->u, x->nargs, av);
 		if (x == root)
@@ -936,6 +1031,63 @@ static const struct expr *product(struct canon *c, const struct expr *x)
 	return r;
 }
 
+/* Adds k * x * y to L, x and y canonical forms. */
+static bool add_product(struct canon *c, struct lin *L, const struct expr *x, const struct expr *y,
+                        struct rat k)
+{
+	exprvec factors = { 0 };
+	bool ok = absorb(c, x, &k, &factors) && absorb(c, y, &k, &factors);
+	step(c, factors.len + 1);
+	if (ok) {
+		if (k.n == 0 || factors.len == 0)
+			lin_const(L, &k);
+		else if (factors.len == 1)
+			parse(c, L, factors.items[0], &k);
+		else
+			lin_term(L, big_nary(c, EOP_FMUL, factors.items, factors.len), &k);
+	}
+	VEC_FREE(factors);
+	return ok && !L->fail;
+}
+
+static int cmp_sq(const void *pa, const void *pb)
+{
+	const struct sq *a = pa, *b = pb;
+	return a->q->id < b->q->id ? -1 : a->q->id > b->q->id;
+}
+
+/* The squares of c->sq (p, q canonical now) into L: for each q, sum c_i
+ * p_i^2 + 2 q (sum c_i p_i) + (sum c_i) q^2.  False when a coefficient
+ * overflows or cannot be written. */
+static bool expand_squares(struct canon *c, struct lin *L)
+{
+	sqvec *v = &c->sq;
+	for (size_t i = 0; i < v->len; i++) {
+		v->items[i].p = done(c, v->items[i].p);
+		v->items[i].q = done(c, v->items[i].q);
+	}
+	qsort(v->items, v->len, sizeof *v->items, cmp_sq);
+	struct rat two = { 1, 1, 1 };
+	for (size_t i = 0; i < v->len;) {
+		const struct expr *q = v->items[i].q;
+		struct lin *S = &c->S;
+		struct rat sum = R_ZERO;
+		lin_clear(S);
+		size_t j = i;
+		for (; j < v->len && v->items[j].q == q; j++) {
+			const struct sq *t = &v->items[j];
+			if (!add_product(c, L, t->p, t->p, t->c) || !rat_add(&sum, &t->c, &sum))
+				return false;
+			parse(c, S, t->p, &t->c);
+		}
+		const struct expr *sp = emit(c, S);
+		if (!sp || !add_product(c, L, q, sp, two) || !add_product(c, L, q, q, sum))
+			return false;
+		i = j;
+	}
+	return true;
+}
+
 /* ---- one node ------------------------------------------------------------------------------------ */
 
 static const struct expr *rebuild(struct canon *c, const struct expr *x)
@@ -993,6 +1145,8 @@ static const struct expr *make(struct canon *c, const struct expr *x, enum kind 
 		cluster_leaves(c, x, k, L, &ok);
 		for (size_t i = 0; i < c->leaves.len && ok && !L->fail; i++)
 			parse(c, L, done(c, c->leaves.items[i].e), &c->leaves.items[i].c);
+		if (ok && !L->fail && c->sq.len)
+			ok = expand_squares(c, L);
 		if (ok)
 			r = emit(c, L);
 		if (!r && !c->over) {

@@ -22,6 +22,10 @@
  *    and cut into chunks the same way every time (sums and products by
  *    the expression constructors, max and min as a balanced tree), so
  *    equal multisets give the same node.
+ *  - in a sum, squares (p_i + q)^2 that share the part q (a variance's
+ *    (x_i - mean)^2) are expanded, sum c_i p_i^2 + 2 q sum c_i p_i +
+ *    (sum c_i) q^2: linear work where spreading q into every p_i + q
+ *    is quadratic, and a two-pass variance meets the one-pass form.
  * Nothing else is rewritten: x * (1/x), (a + b) * c and max(a + c, b + c)
  * stay as they are.  Where a coefficient cannot be computed exactly (the
  * exact arithmetic would overflow) or written exactly (no pair of doubles

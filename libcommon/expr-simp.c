@@ -44,8 +44,38 @@ static int cmp_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* v[0..n) made of at most RUNS_MAX sorted runs (ends[i]: where run i
+ * ends), merged left to right through a buffer: O(n * runs). */
+#define RUNS_MAX 8
+static void merge_runs(const struct expr **v, size_t n, const size_t *ends, size_t runs)
+{
+	const struct expr **t = xmalloc(n * sizeof *t);
+	for (size_t r = 1; r < runs; r++) {
+		size_t a = 0, am = ends[r - 1], b = am, bm = ends[r], k = 0;
+		while (a < am && b < bm)
+			t[k++] = v[b]->id < v[a]->id ? v[b++] : v[a++];
+		while (a < am)
+			t[k++] = v[a++];
+		while (b < bm)
+			t[k++] = v[b++];
+		memcpy(v, t, k * sizeof *t);
+	}
+	free(t);
+}
+
 static void sort_by_id(const struct expr **v, size_t n)
 {
+	/* a long sum grown one term at a time (a loop's accumulator)
+	 * flattens into a few sorted runs (its chunks): merged, not sorted */
+	size_t ends[RUNS_MAX], runs = 0;
+	for (size_t i = 1; i <= n && runs < RUNS_MAX; i++)
+		if (i == n || v[i - 1]->id > v[i]->id)
+			ends[runs++] = i;
+	if (n >= 16 && runs && ends[runs - 1] == n) {
+		if (runs > 1)
+			merge_runs(v, n, ends, runs);
+		return;
+	}
 	if (n < 16) {
 		for (size_t i = 1; i < n; i++) {
 			const struct expr *x = v[i];

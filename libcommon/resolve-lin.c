@@ -88,6 +88,43 @@ static bool lin_add(struct lin *a, const struct lin *b, int sign)
 	return true;
 }
 
+static bool lin_of(const struct expr *e, const uint64_t n[6], struct lin *l, unsigned depth);
+
+/* x / d and x % d, d a positive constant, where x's value over the whole
+ * geometry lies in one window [q d, q d + d - 1] with q >= 0: the
+ * quotient is the constant q, the remainder x - q d (exact: x >= 0, so
+ * signed and unsigned division agree).  i / (H * W) with i = tid.x +
+ * 512 k, tid.x < 512 and 512 dividing H * W, is one of these. */
+static bool lin_divrem(const struct expr *e, const uint64_t n[6], struct lin *l, unsigned depth)
+{
+	unsigned w = SORT_WIDTH(e->sort);
+	bool sgn = e->op == EOP_SDIV || e->op == EOP_SREM;
+	if (e->nargs != 2 || e->args[1]->op != EOP_BV)
+		return false;
+	int64_t d = sgn ? sx(e->args[1]->u, w) : (int64_t)e->args[1]->u;
+	if (d <= 0 || (!sgn && w == 64 && e->args[1]->u > INT64_MAX))
+		return false;
+	struct lin x;
+	if (!lin_of(e->args[0], n, &x, depth + 1) || !lin_window(&x, n, w, sgn))
+		return false;
+	i128 lo, hi;
+	lin_range(&x, n, &lo, &hi);
+	if (lo < 0 || lo / d != hi / d)
+		return false;
+	i128 q = lo / d;
+	if (e->op == EOP_UDIV || e->op == EOP_SDIV) {
+		memset(l, 0, sizeof *l);
+		l->c0 = (int64_t)q;
+		return true;
+	}
+	i128 c0 = (i128)x.c0 - q * d;
+	if (!fits64(c0))
+		return false;
+	*l = x;
+	l->c0 = (int64_t)c0;
+	return true;
+}
+
 static bool lin_of(const struct expr *e, const uint64_t n[6], struct lin *l, unsigned depth)
 {
 	unsigned w = SORT_WIDTH(e->sort);
@@ -133,6 +170,8 @@ static bool lin_of(const struct expr *e, const uint64_t n[6], struct lin *l, uns
 		       lin_window(l, n, SORT_WIDTH(e->args[0]->sort), e->op == EOP_SEXT);
 	case EOP_EXTRACT:
 		return e->u == 0 && lin_of(e->args[0], n, l, depth + 1) && lin_window(l, n, w, false);
+	case EOP_UDIV: case EOP_SDIV: case EOP_UREM: case EOP_SREM:
+		return lin_divrem(e, n, l, depth);
 	default:
 		return false;
 	}

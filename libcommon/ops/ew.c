@@ -172,6 +172,9 @@ bool ew_bind(struct bind *b, int kind)
 	}
 	default: break;
 	}
+	/* scalars as torch computes with them (f32(1e-5) on f32 tensors) */
+	for (int i = 0; i < 6; i++)
+		at->s[i] = b_scalar_round(b, at->s[i]);
 	canon_clamp(at);
 	/* The result: the broadcast of the tensor operands. */
 	struct op_shape r = { 0, { 0 } };

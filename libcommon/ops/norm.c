@@ -6,6 +6,8 @@
  * The formulas follow torch's CPU kernels: biased variance for
  * normalising, (x - mean) * rsqrt(var + eps) * weight + bias; running
  * statistics (1 - momentum) * old + momentum * batch (unbiased variance).
+ * eps is taken in the compute type (float for f32, f16 and bf16 inputs),
+ * as torch's CUDA kernels take it.
  *
  * Attributes: opnd[0] input, [1] weight, [2] bias, [3] running mean,
  * [4] running var; s[0] eps, s[1] momentum; i[0] training, i[1] groups,
@@ -74,6 +76,8 @@ bool norm_bind(struct bind *b, int kind)
 			return bind_fail(b, "eval mode without running statistics");
 		stat.dim[0] = x->dim[1];
 	}
+	/* eps in the compute type, as torch's CUDA kernels take it */
+	at->s[0] = b_scalar_round(b, at->s[0]);
 	in->nres = 1;
 	if (kind == N_BATCH_PLAIN)
 		return true;

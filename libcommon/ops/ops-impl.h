@@ -71,6 +71,11 @@ int  b_opnd(struct bind *b, const char *name);
 const struct torch_arg *b_arg(struct bind *b, const char *name);
 /* Numbers (int, float or bool) of an argument; dflt when absent or None. */
 double  b_num(struct bind *b, const char *name, double dflt, bool *given);
+/* A scalar argument as torch computes with it: cast to the op's compute
+ * type (opmath: float for f32, f16 and bf16 results; as given for f64
+ * and where the result type is unknown).  x + 1e-5 on an f32 tensor adds
+ * the float nearest 1e-5, as a kernel's float eps does. */
+double  b_scalar_round(const struct bind *b, double v);
 int64_t b_int(struct bind *b, const char *name, int64_t dflt);
 /* An int list (or a single int) into v; returns its length, 0 if absent. */
 unsigned b_ints(struct bind *b, const char *name, int64_t *v, unsigned max);

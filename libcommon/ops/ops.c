@@ -293,6 +293,16 @@ double b_num(struct bind *b, const char *name, double dflt, bool *given)
 	return dflt;
 }
 
+double b_scalar_round(const struct bind *b, double v)
+{
+	switch (b->in->et) {
+	case ET_F32: case ET_F16: case ET_BF16:
+		return (double)(float)v;
+	default:
+		return v;
+	}
+}
+
 int64_t b_int(struct bind *b, const char *name, int64_t dflt)
 {
 	const struct torch_arg *g = b_arg(b, name);
@@ -443,6 +453,12 @@ bool op_bind(const struct torch_op *call, op_shape_fn shape, void *user,
 		in->at.opnd[i] = -1;
 	for (int i = 0; i < OP_MAX_RESULTS; i++)
 		in->res_formula[i] = -1;
+	/* result 0: the first out, else the first mutated argument (add_) */
+	uint32_t t0 = call->nouts ? call->outs[0] : call->nmuts ? call->muts[0].tensor : TORCH_NO_TENSOR;
+	struct op_shape sh0;
+	in->et = ET_NONE;
+	if (t0 != TORCH_NO_TENSOR && !shape(user, t0, &sh0, &in->et))
+		in->et = ET_NONE;
 	if (!in->def->bind(&b, in->def->kind))
 		return false;
 	/* Results are the outs, then the mutated arguments: an in-place op's

@@ -65,6 +65,9 @@ struct op_inst {                       /* a recorded call, bound */
 	struct op_shape res[OP_MAX_RESULTS];
 	int res_formula[OP_MAX_RESULTS];   /* formula serving result i, -1: none */
 	struct op_attrs at;
+	enum etype et;                     /* result 0's element type, ET_NONE unknown:
+	                                      the type torch computes in, whose
+	                                      precision scalar arguments take */
 };
 
 /* Shape and element type of a recorded tensor; false if unknown. */

@@ -3,12 +3,14 @@
 # reductions computed in other associations on the two sides (a tiled
 # matmul whose shared stores are not affine, a softmax by block trees
 # with -inf padding, a mean of per-block partials each divided by n and
-# added with atomicAdd), and their buggy twins.  A correct pair must be
+# added with atomicAdd, a layer norm with a one-pass variance E[x^2] -
+# mean^2 against a two-pass reference), and their buggy twins.  A correct pair must be
 # decided by structure alone (dcheck's canonical forms), every location.
 . "$(dirname "$0")/test-lib.sh"
 . "$ROOT/tests/t/case-lib.sh"
 run_cases 'reduce-*'
-for c in reduce-matmul-tiled reduce-softmax-block reduce-mean-atomic; do
+run_cases 'norm-onepass*'
+for c in reduce-matmul-tiled reduce-softmax-block reduce-mean-atomic norm-onepass; do
 	test_expect_success "$c: every location decided by structure" "
 		jq -s -e 'map(select(.t==\"verdict\"))[0] | .checked > 0 and .structural == .checked' $c.jsonl
 	"

@@ -4,13 +4,16 @@
 # non-affine shared stores against torch.mm, a softmax with block-wide
 # max and sum trees (and -inf padding) against torch.softmax, a mean of
 # per-block partials each divided by N and added with atomicAdd against
-# torch.mean, row sums in tiles whose shape is in __constant__ memory
-# written by the host against torch.sum; each with a buggy twin (a wrong
+# torch.mean; row sums in tiles whose shape is in __constant__ memory
+# written by the host against torch.sum; an RMS norm by a shared tree per
+# column (eps a float argument) against x / sqrt(mean(x^2) + eps); a layer
+# norm with a one-pass variance (shared rows, then __shfl_down_sync)
+# against F.layer_norm's two-pass one; each with a buggy twin (a wrong
 # tile count, a sum tree over half the row, a wrong divisor, a tile count
-# rounded down).  The reductions are computed in other
+# rounded down, a missing 1/N).  The reductions are computed in other
 # associations on the two sides, so a correct pair is decided by
-# structure (dcheck's canonical forms), and a buggy one by a witness
-# that dreplay confirms by running both programs.
+# structure (dcheck's canonical forms), and a buggy one by a witness that
+# dreplay confirms by running both programs.
 #
 # Skipped as tests/t/6200-kernelbench.sh is (python3 with torch, nvcc,
 # torch's C++ headers); the extensions are built once and cached.
@@ -88,5 +91,13 @@ test_expect_success 'row sums whose host code rounds the tile count down: a conf
 '
 test_expect_success 'mean of per-block partials / N, atomicAdd = torch.mean, by structure' 'check_pair mean-atomic'
 test_expect_success 'mean with partials divided by the thread count: a confirmed witness' 'check_pair mean-atomic-bug'
+test_expect_success 'RMS norm by a shared tree per column, float eps = torch (1e-5 in f32), by structure' '
+	check_pair rmsnorm-tree
+'
+test_expect_success 'RMS norm whose sum of squares is not divided by N: a confirmed witness' 'check_pair rmsnorm-tree-bug'
+test_expect_success 'layer norm, one-pass variance by shared rows and a warp shuffle = torch, by structure' '
+	check_pair layernorm-warp
+'
+test_expect_success 'layer norm whose E[x^2] lacks its 1/N: a confirmed witness' 'check_pair layernorm-warp-bug'
 
 test_done

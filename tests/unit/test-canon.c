@@ -312,8 +312,10 @@ int main(void)
 		e[0] = add(a, b);
 		e[1] = add(b, a);
 		ok(canon_pair(cx, e, 0) && e[0] == e[1], "canon_pair without a limit");
-		/* a variance spreads the mean's terms into every x_i - mean:
-		 * quadratic, so canon_pair gives up early */
+		/* a two-pass variance, sum (x_i - mean)^2 / n, is the one-pass
+		 * sum x_i^2 / n - mean^2: the squares sharing the mean are
+		 * expanded, so the mean's terms are not spread into every
+		 * x_i - mean (quadratic) */
 		enum { NV = 2000 };
 		const struct expr *sum = in(100), *var = NULL;
 		for (unsigned i = 1; i < NV; i++)
@@ -323,14 +325,46 @@ int main(void)
 			const struct expr *d = sub(in(100 + i), mean);
 			var = var ? add(var, mul(d, d)) : mul(d, d);
 		}
-		e[0] = var;
-		e[1] = sub(dv(chain_sq(NV), c(NV)), mul(mean, mean));
-		const struct expr *v0 = e[0], *v1 = e[1];
+		const struct expr *one_pass = sub(dv(chain_sq(NV), c(NV)), mul(mean, mean));
+		e[0] = dv(var, c(NV));
+		e[1] = one_pass;
 		clock_t t0 = clock();
 		bool made = canon_pair(cx, e, CANON_STEPS_DEFAULT);
 		double dt = (double)(clock() - t0) / CLOCKS_PER_SEC;
+		ok(made && e[0] == e[1] && dt < 2, "a 2000-term two-pass variance = the one-pass form, in %.2f s", dt);
+		/* mean - x_i instead of x_i - mean, and eps added: the same */
+		var = NULL;
+		for (unsigned i = 0; i < NV; i++) {
+			const struct expr *d = sub(mean, in(100 + NV - 1 - i));
+			var = var ? add(mul(d, d), var) : mul(d, d);
+		}
+		e[0] = add(dv(var, c(NV)), c(1e-5));
+		e[1] = add(one_pass, c(1e-5));
+		ok(canon_pair(cx, e, CANON_STEPS_DEFAULT) && e[0] == e[1], "(mean - x_i)^2 in another order: the same");
+		/* a variance without its 1/n, or one square short, is not */
+		e[0] = var;
+		e[1] = one_pass;
+		ok(canon_pair(cx, e, CANON_STEPS_DEFAULT) && e[0] != e[1], "a variance without 1/n: not equal");
+		const struct expr *d0 = sub(in(100), mean);
+		e[0] = dv(sub(var, mul(d0, d0)), c(NV));
+		e[1] = one_pass;
+		ok(canon_pair(cx, e, CANON_STEPS_DEFAULT) && e[0] != e[1], "a variance missing one square: not equal");
+		/* deviations from a mean each of whose terms is spread into every
+		 * other sum (products of them, not squares): quadratic, so
+		 * canon_pair gives up early */
+		const struct expr *pr = NULL;
+		for (unsigned i = 0; i + 1 < NV; i++) {
+			const struct expr *t = mul(sub(in(100 + i), mean), sub(in(101 + i), mean));
+			pr = pr ? add(pr, t) : t;
+		}
+		e[0] = pr;
+		e[1] = one_pass;
+		const struct expr *v0 = e[0], *v1 = e[1];
+		t0 = clock();
+		made = canon_pair(cx, e, CANON_STEPS_DEFAULT);
+		dt = (double)(clock() - t0) / CLOCKS_PER_SEC;
 		ok(!made && e[0] == v0 && e[1] == v1 && dt < 2,
-		   "a 2000-term variance: canon_pair gives up in %.2f s", dt);
+		   "2000 products of deviations: canon_pair gives up in %.2f s", dt);
 		/* 3^90 does not fit 128 bits: x/3/3/... is left as it was */
 		const struct expr *t = x;
 		for (unsigned i = 0; i < 90; i++)

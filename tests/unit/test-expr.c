@@ -358,6 +358,38 @@ static void test_etable(struct ectx *cx)
 	etable_free(t);
 }
 
+/* A sum grown one term at a time (a loop's accumulator, 4096 terms)
+ * is the node the n-ary sum of the same terms is, in any order the
+ * terms come: the flattened chunks are merged as sorted runs. */
+static void test_long_sum(void)
+{
+	struct ectx *cx = ectx_new();
+	enum { N = 4096 };
+	const struct expr **t = malloc(N * sizeof *t);
+	for (unsigned i = 0; i < N; i++)        /* ids in a scrambled order */
+		t[i] = e_input(cx, 0, 4 * (uint64_t)((i * 2654435761u) % 100003u), ET_F32);
+	const struct expr *up = NULL, *down = NULL;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (unsigned i = 0; i < N; i++) {
+		up = up ? e_op2(cx, EOP_FADD, up, t[i]) : t[i];
+		down = down ? e_op2(cx, EOP_FADD, t[N - 1 - i], down) : t[N - 1 - i];
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double s = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	/* the same multiset in one call, built in chunks of E_MAX_ARGS */
+	const struct expr *all = NULL;
+	for (unsigned i = 0; i < N; i += 200) {
+		unsigned k = N - i < 200 ? N - i : 200;
+		const struct expr *part = e_op(cx, EOP_FADD, SORT_REAL, 0, k, t + i);
+		all = all ? e_op2(cx, EOP_FADD, part, all) : part;
+	}
+	ok(up == down && up == all, "a 4096-term sum grown term by term, either way, is the n-ary sum");
+	printf("# 2 x 4096 additions to a growing sum: %.2f s\n", s);
+	free(t);
+	ectx_free(cx);
+}
+
 static void test_speed(void)
 {
 	struct ectx *cx = ectx_new();
@@ -398,6 +430,7 @@ int main(void)
 	test_print(cx);
 	test_etable(cx);
 	ectx_free(cx);
+	test_long_sum();
 	test_speed();
 	return done_testing();
 }

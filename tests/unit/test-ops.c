@@ -82,6 +82,62 @@ static bool leafval(const struct expr *leaf, struct evalue *out, void *user)
 
 /* ---- checks without torch ------------------------------------------------ */
 
+/* A float scalar takes the precision torch computes in: x + 1e-5 on an
+ * f32 tensor adds the float nearest 1e-5 (what a kernel's float eps
+ * adds), on an f64 tensor the double; so does a norm's eps. */
+static void scalar_precision_checks(void)
+{
+	static float x32[2] = { 0.25f, 1.5f };
+	static double x64[2] = { 0.25, 1.5 };
+	struct torch_tensor tx = { .tensor = 0, .dtype = ET_F32, .ndim = 1, .shape = { 2 },
+	                           .data = x32, .ndata = sizeof x32 };
+	struct torch_tensor tr = { .tensor = 1, .dtype = ET_F32, .ndim = 1, .shape = { 2 } };
+	tensors[0] = &tx;
+	tensors[1] = &tr;
+	struct torch_arg args[3] = {
+		{ .name = "self", .kind = TARG_TENSOR, .tensor = 0 },
+		{ .name = "other", .kind = TARG_FLOAT, .f = 1e-5 },
+		{ .name = "alpha", .kind = TARG_INT, .i = 1 },
+	};
+	uint32_t outs[1] = { 1 };
+	struct torch_op call = { .op = "aten::add.Tensor", .args = args, .nargs = 3,
+	                         .outs = outs, .nouts = 1 };
+	struct op_inst in;
+	char err[200];
+	struct ctx c = { &in };
+	struct op_leaves lv = { sym, val, ival, &c };
+	long double v = 0;
+	ok(op_bind(&call, shape_of, NULL, &in, err, sizeof err) && in.et == ET_F32, "bind add of f32 and 1e-5");
+	ok(op_elem_value(&in, 0, 1, EM_EXACT, &lv, &v) && v == 1.5L + (long double)1e-5f,
+	   "f32: the scalar is the float nearest 1e-5");
+	struct ectx *cx = ectx_new();
+	const struct expr *e = op_elem_expr(cx, &in, 0, 0, &lv);
+	ok(e && e == e_op2(cx, EOP_FADD, sym(cx, NULL, 0, 0), e_real(cx, (double)1e-5f)),
+	   "f32: the expression adds the float constant");
+	ectx_free(cx);
+	tx.dtype = tr.dtype = ET_F64;
+	tx.data = x64;
+	tx.ndata = sizeof x64;
+	ok(op_bind(&call, shape_of, NULL, &in, err, sizeof err) && in.et == ET_F64 &&
+	   op_elem_value(&in, 0, 1, EM_EXACT, &lv, &v) && v == 1.5L + (long double)1e-5,
+	   "f64: the scalar stays the double 1e-5");
+	/* layer norm's eps over one f32 row of 2 */
+	tx.dtype = tr.dtype = ET_F32;
+	tx.data = x32;
+	tx.ndata = sizeof x32;
+	int64_t ns[1] = { 2 };
+	struct torch_arg largs[3] = {
+		{ .name = "input", .kind = TARG_TENSOR, .tensor = 0 },
+		{ .name = "normalized_shape", .kind = TARG_INTS, .ints = ns, .n = 1 },
+		{ .name = "eps", .kind = TARG_FLOAT, .f = 1e-5 },
+	};
+	struct torch_op ln = { .op = "aten::native_layer_norm", .args = largs, .nargs = 3,
+	                       .outs = outs, .nouts = 1 };
+	ok(op_bind(&ln, shape_of, NULL, &in, err, sizeof err) && in.at.s[0] == (double)1e-5f,
+	   "layer norm on f32: eps is the float nearest 1e-5%s%s", in.et ? "" : ": ", in.et ? "" : err);
+	memset(tensors, 0, sizeof tensors);
+}
+
 static void no_torch_checks(void)
 {
 	/* add.Tensor of [2,3] and [3], written by hand. */
@@ -128,6 +184,7 @@ static void no_torch_checks(void)
 	   "op_known");
 	ok(op_is_layout("aten::permute") && !op_is_layout("aten::relu"), "op_is_layout");
 	memset(tensors, 0, sizeof tensors);
+	scalar_precision_checks();
 }
 
 /* ---- against torch ------------------------------------------------------- */

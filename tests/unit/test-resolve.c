@@ -6,7 +6,8 @@
  * a launch's own stores (barrier epochs, program order, races), the speed
  * of the first location of a 16M-element elementwise pair, shared-memory
  * reduction trees (linear, memoised per block), shared tiles at non-affine
- * addresses (inverted by tables) and the deadline.
+ * addresses (inverted by tables), affine views through division by
+ * constants and the deadline.
  */
 #include "resolve.h"
 #include "resolve-impl.h"
@@ -665,9 +666,50 @@ static void test_global_reads(void)
 	fix_release(&f);
 }
 
+/* Division and remainder by a constant whose numerator keeps one quotient
+ * over the whole geometry: the address stays affine (resolve-lin.c), as
+ * batch norm's i / (H * W), i = tid.x + 512 k, is; one that straddles a
+ * multiple of the divisor, or is negative, is not. */
+static void test_lin_divrem(void)
+{
+	struct ectx *cx = ectx_new();
+	uint64_t n[6] = { 512, 1, 1, 64, 1, 1 };
+	const struct expr *tid = e_tid(cx, 0), *cta = e_ctaid(cx, 0);
+	/* ((i / 65536) * 64 + ctaid) * 65536 + i % 65536, i = tid + c, as bytes */
+	struct { uint32_t c; bool affine; int64_t q; } cs[] = {
+		{ 1047552, true, 15 }, { 1048064, true, 15 }, { 1048100, false, 0 }, { 0, true, 0 },
+	};
+	for (unsigned k = 0; k < sizeof cs / sizeof cs[0]; k++) {
+		const struct expr *i = e_op2(cx, EOP_ADD, tid, e_bv(cx, cs[k].c, 32));
+		const struct expr *q = e_op2(cx, EOP_SDIV, i, e_bv(cx, 65536, 32));
+		const struct expr *r = e_op2(cx, EOP_SREM, i, e_bv(cx, 65536, 32));
+		const struct expr *row = e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, q, e_bv(cx, 64, 32)), cta);
+		const struct expr *ix = e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, row, e_bv(cx, 65536, 32)), r);
+		const struct expr *addr = e_op2(cx, EOP_MUL, e_resize(cx, ix, 64, true), e_bv(cx, 4, 64));
+		struct lin l;
+		bool ok = lin_of_addr(addr, n, &l);
+		if (cs[k].affine)
+			ok(ok && l.c[0] == 4 && l.c[3] == 4 * 65536 &&
+			   l.c0 == 4 * (cs[k].q * 64 * 65536 + (int64_t)cs[k].c - cs[k].q * 65536),
+			   "i / 65536 and i %% 65536 with i = tid.x + %u: affine", cs[k].c);
+		else
+			ok(!ok, "i = tid.x + %u straddles a multiple of 65536: not affine", cs[k].c);
+	}
+	/* a negative numerator is not taken (signed division truncates) */
+	const struct expr *neg = e_op2(cx, EOP_SUB, tid, e_bv(cx, 1000, 32));
+	const struct expr *a = e_resize(cx, e_op2(cx, EOP_SDIV, neg, e_bv(cx, 4096, 32)), 64, true);
+	struct lin l;
+	ok(!lin_of_addr(a, n, &l), "(tid.x - 1000) / 4096: not affine (negative)");
+	/* unsigned: the same window rule */
+	a = e_resize(cx, e_op2(cx, EOP_UREM, e_op2(cx, EOP_ADD, tid, e_bv(cx, 512, 32)), e_bv(cx, 1024, 32)), 64, false);
+	ok(lin_of_addr(a, n, &l) && l.c0 == 512 && l.c[0] == 1, "(tid.x + 512) %% 1024 = tid.x + 512");
+	ectx_free(cx);
+}
+
 int main(void)
 {
 	diag_set_prog("test-resolve");
+	test_lin_divrem();
 	test_shared_tree();
 	test_shared_table();
 	test_shared_table_many();

@@ -1,6 +1,7 @@
-// Reference of the norm-tree pairs: a layer norm over the rows of a
-// ROWS x COLS matrix (no affine part), one thread per element, each
-// computing its row's mean and variance by itself.
+// Reference of the norm-tree and norm-onepass pairs: a layer norm over
+// the rows of a ROWS x COLS matrix (no affine part), one thread per
+// element, each computing its row's mean and variance by itself
+// (two-pass: the mean of (x - mean)^2).
 #include "harness.h"
 
 enum { ROWS = 4, COLS = 256 };

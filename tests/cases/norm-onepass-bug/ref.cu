@@ -1,0 +1,1 @@
+#include "../common/norm_ref.cu"
