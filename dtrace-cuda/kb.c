@@ -274,6 +274,12 @@ int kb_trace(const struct kb *kb, kb_tracer trace)
 	char *build_argv[] = { python, "-m", "dirigo_trace.kernelbench", "build",
 	                       (char *)kb->ref, (char *)kb->opt, NULL };
 	int rc = run_plain(build_argv);
+	if (rc == EXIT_UNDECIDED) {
+		/* the extension needs a library dirigo does not model (named) */
+		warn("'%s' is unsupported; nothing traced", kb->opt);
+		status = EXIT_UNDECIDED;
+		goto out;
+	}
 	if (rc != 0) {
 		warn("cannot build '%s' (status %d); nothing traced", kb->opt, rc);
 		goto out;

@@ -275,4 +275,19 @@ test_expect_success 'without the msgpack package: trouble, exit 2, the package n
 	grep "needs the msgpack package" err
 '
 
+test_expect_success 'an extension that links a CUDA library dirigo does not model: unsupported, exit 3, named' '
+	cat >nolib.py <<-\EOF &&
+	import sys
+	from dirigo_trace import kernelbench
+	def build(o):
+	    raise ImportError("/x/ext.so: undefined symbol: " + sys.argv[1])
+	kernelbench.cmd_build = build
+	sys.exit(kernelbench.main(["build", "ref.py", "opt.cu"]))
+	EOF
+	test_status 3 env PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" nolib.py cublasSetMathMode 2>err &&
+	grep "opt.cu: unsupported: the extension calls .cublasSetMathMode., which dirigo.s recording runtime does not provide (cuBLAS)" err &&
+	test_status 3 env PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" nolib.py cudaGraphLaunch 2>err &&
+	grep "calls .cudaGraphLaunch., which dirigo.s recording runtime does not provide$" err
+'
+
 test_done

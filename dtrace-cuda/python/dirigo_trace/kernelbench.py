@@ -43,7 +43,7 @@ import traceback
 
 from . import ext
 from .harness import Sink, record_run
-from .status import OK, TROUBLE
+from .status import OK, TROUBLE, UNDECIDED
 
 
 class PairError(Exception):
@@ -299,6 +299,18 @@ def cmd_trace(o):
     return status
 
 
+_LIBS = (("cublasLt", "cuBLASLt"), ("cublas", "cuBLAS"), ("cudnn", "cuDNN"), ("curand", "cuRAND"),
+         ("cusparse", "cuSPARSE"), ("cufft", "cuFFT"), ("cusolver", "cuSOLVER"), ("nccl", "NCCL"))
+
+
+def _library(symbol):
+    """ " (LIB)" for a symbol of a CUDA library other than the runtime."""
+    for prefix, lib in _LIBS:
+        if symbol.startswith(prefix):
+            return " (%s)" % lib
+    return ""
+
+
 def main(argv):
     ap = argparse.ArgumentParser(prog="python3 -m dirigo_trace.kernelbench",
                                  description="trace one side of a KernelBench pair")
@@ -324,6 +336,17 @@ def main(argv):
     except (PairError, ext.BuildError) as e:
         print("dirigo_trace: %s" % e, file=sys.stderr)
         return TROUBLE
+    except ImportError as e:
+        # A function the extension links against that neither the
+        # recording runtime nor the compat library provides (cuBLAS,
+        # cuDNN, a runtime call not modelled): not the program's fault.
+        m = re.search(r"undefined symbol: (\S+)", str(e))
+        if not m:
+            raise
+        print("dirigo_trace: %s: unsupported: the extension calls '%s', which dirigo's "
+              "recording runtime does not provide%s" % (o.opt, m.group(1), _library(m.group(1))),
+              file=sys.stderr)
+        return UNDECIDED
     except Exception as e:  # the program failed: trouble
         traceback.print_exc()
         print("dirigo_trace: %s" % e, file=sys.stderr)
