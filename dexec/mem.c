@@ -457,13 +457,52 @@ static bool table_range(const struct expr *off, unsigned size, uint64_t bytes, u
 	return true;
 }
 
+/* The element of type et at byte o of a table (src: what elem reads), or
+ * NULL. */
+typedef const struct expr *(*table_elem_fn)(struct dx_launch *L, const struct ptx_instr *in,
+                                            const void *src, uint64_t o, enum etype et);
+
+/* A select over the entries first, first + step, ... last of a table on
+ * off (its last entry the default); NULL when elem gives NULL for one. */
+static const struct expr *table_select(struct dx_launch *L, const struct ptx_instr *in,
+                                       const struct expr *off, uint64_t first, uint64_t step,
+                                       uint64_t last, enum etype et, table_elem_fn elem,
+                                       const void *src)
+{
+	struct ectx *cx = L->cx;
+	const struct expr *r = NULL;
+	for (uint64_t o = last;; o -= step) {
+		const struct expr *x = elem(L, in, src, o, et);
+		if (!x)
+			return NULL;
+		r = r ? e_ite(cx, e_op2(cx, EOP_EQ, off, e_bv(cx, o, 64)), x, r) : x;
+		if (o < first + step)
+			break;
+	}
+	return r;
+}
+
+static const struct expr *var_elem(struct dx_launch *L, const struct ptx_instr *in, const void *v,
+                                   uint64_t o, enum etype et)
+{
+	return init_elem(L, in, v, o, et);
+}
+
+static const struct expr *const_elem(struct dx_launch *L, const struct ptx_instr *in, uint32_t vin,
+                                     uint64_t off, enum etype et);
+
+static const struct expr *value_elem(struct dx_launch *L, const struct ptx_instr *in,
+                                     const void *vin, uint64_t o, enum etype et)
+{
+	return const_elem(L, in, *(const uint32_t *)vin, o, et);
+}
+
 /* What v's initialiser holds at offset off (bounds already checked): the
  * element, or for a thread-dependent off a select over every entry off
  * can reach. */
 static const struct expr *init_value(struct dx_launch *L, const struct ptx_instr *in, const struct ptx_var *v,
                                      const struct expr *off, enum etype et)
 {
-	struct ectx *cx = L->cx;
 	unsigned size = etype_size(et);
 	if (off->op == EOP_BV)
 		return init_elem(L, in, v, off->u, et);
@@ -477,16 +516,7 @@ static const struct expr *init_value(struct dx_launch *L, const struct ptx_instr
 		               "a thread-dependent index into '%s' (more than %u entries)", v->name, DX_TABLE_MAX);
 		return NULL;
 	}
-	const struct expr *r = NULL;
-	for (uint64_t o = last;; o -= step) {
-		const struct expr *x = init_elem(L, in, v, o, et);
-		if (!x)
-			return NULL;
-		r = r ? e_ite(cx, e_op2(cx, EOP_EQ, off, e_bv(cx, o, 64)), x, r) : x;
-		if (o < first + step)
-			break;
-	}
-	return r;
+	return table_select(L, in, off, first, step, last, et, var_elem, v);
 }
 
 /* Byte at of value vin when its versions make it a constant (data or
@@ -544,22 +574,12 @@ static const struct expr *const_elem(struct dx_launch *L, const struct ptx_instr
 static const struct expr *traced_const(struct dx_launch *L, const struct ptx_instr *in,
                                        const struct target *t, const struct expr *off, enum etype et)
 {
-	struct ectx *cx = L->cx;
 	if (off->op == EOP_BV)
 		return const_elem(L, in, t->vin, off->u, et);
 	uint64_t first, step, last;
 	if (!table_range(off, etype_size(et), t->bytes, &first, &step, &last))
 		return NULL;
-	const struct expr *r = NULL;
-	for (uint64_t o = last;; o -= step) {
-		const struct expr *x = const_elem(L, in, t->vin, o, et);
-		if (!x)
-			return NULL;
-		r = r ? e_ite(cx, e_op2(cx, EOP_EQ, off, e_bv(cx, o, 64)), x, r) : x;
-		if (o < first + step)
-			break;
-	}
-	return r;
+	return table_select(L, in, off, first, step, last, et, value_elem, &t->vin);
 }
 
 /* ---- parameters ----------------------------------------------------------- */
