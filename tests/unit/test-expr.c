@@ -413,7 +413,10 @@ static void test_speed(void)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double us = ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / 1e3 / reps;
 	printf("# e_at_thread on a %zu-node expression: %.1f us\n", before, us);
-	ok(us < 5000, "e_at_thread is fast (%.1f us)", us);
+	/* the work, not the time (machines are noisy): each call makes at most
+	 * a few nodes per node of the expression, as a memoised walk does */
+	size_t made = (ectx_count(cx) - before) / (size_t)reps;
+	ok(made <= 4 * before, "e_at_thread makes %zu nodes per call on %zu", made, before);
 	ectx_free(cx);
 }
 
