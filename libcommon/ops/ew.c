@@ -1,6 +1,6 @@
 /*
  * ew.c: elementwise ops: activations, unary math, broadcasting binary ops
- * with tensors or scalars, comparisons (as 1/0), where, clamp.
+ * with tensors or scalars, comparisons (as 1/0), where (and masked_fill, a where), clamp.
  *
  * Attributes: opnd[0..2] the tensor operands (self, other, third);
  * s[0..3] scalars (the scalar operand, alpha, min/max, slope, beta, ...).
@@ -21,7 +21,7 @@ enum {
 	B_ADD, B_SUB, B_RSUB, B_MUL, B_DIV, B_POW, B_POW_SCALAR, B_MAXIMUM,
 	B_MINIMUM, B_GT, B_GE, B_LT, B_LE, B_EQ, B_NE, B_XLOGY,
 	/* ternary */
-	T_WHERE, T_ADDCMUL, T_ADDCDIV, T_LERP, T_CLAMP_T,
+	T_WHERE, T_MASKED_FILL, T_ADDCMUL, T_ADDCDIV, T_LERP, T_CLAMP_T,
 };
 
 #define UN(n, k) { "aten::" n, ew_bind, ew_elem, k, false }
@@ -49,7 +49,8 @@ const struct op_def ew_defs[] = {
 	UN("lt.Tensor", B_LT), UN("lt.Scalar", B_LT), UN("le.Tensor", B_LE), UN("le.Scalar", B_LE),
 	UN("eq.Tensor", B_EQ), UN("eq.Scalar", B_EQ), UN("ne.Tensor", B_NE), UN("ne.Scalar", B_NE),
 	UN("xlogy.Tensor", B_XLOGY),
-	UN("where.self", T_WHERE), UN("addcmul", T_ADDCMUL), UN("addcdiv", T_ADDCDIV),
+	UN("where.self", T_WHERE), UN("masked_fill.Scalar", T_MASKED_FILL),
+	UN("masked_fill.Tensor", T_MASKED_FILL), UN("addcmul", T_ADDCMUL), UN("addcdiv", T_ADDCDIV),
 	UN("lerp.Scalar", T_LERP), UN("lerp.Tensor", T_LERP),
 	{ NULL, NULL, NULL, 0, false }
 };
@@ -104,6 +105,12 @@ bool ew_bind(struct bind *b, int kind)
 		at->opnd[0] = b_opnd(b, "condition");
 		operand_or_scalar(b, "self", 1, S_A, 0);
 		operand_or_scalar(b, "other", 2, S_B, 0);
+	} else if (kind == T_MASKED_FILL) {
+		/* where(mask, value, self) */
+		at->kind = T_WHERE;
+		at->opnd[0] = b_opnd(b, "mask");
+		operand_or_scalar(b, "value", 1, S_A, 0);
+		operand_or_scalar(b, "self", 2, S_B, 0);
 	} else if (kind == T_ADDCMUL || kind == T_ADDCDIV) {
 		at->opnd[0] = b_opnd(b, "self");
 		at->opnd[1] = b_opnd(b, "tensor1");

@@ -171,6 +171,8 @@ def cases():
     yield "diag-matrix", lambda a: torch.diag(a)[:3] + torch.diag(a, 1)[:3] + torch.diag(a, -2).sum(), [r(4, 5)]
     yield "triu-tril", lambda a: torch.triu(a) + torch.tril(a, -1) * 2 + torch.triu(a, 2) * 3, [r(2, 4, 5)]
     yield "tril-k", lambda a: torch.tril(a, 1), [r(5, 3)]
+    yield "masked_fill", lambda a: a.masked_fill(a > 0.3, -1.5) * 2, [r(3, 4)]
+    yield "masked_fill-bcast", lambda a, m: a.masked_fill(m > 0, 0.25) + 1, [r(3, 4), r(4)]
 
 
 def main(argv):
