@@ -528,10 +528,8 @@ bool dx_value_byte(const struct obligation *o, uint32_t vin, uint64_t at, uint8_
 		const struct obl_value *v = &o->values.items[vin];
 		if (at >= v->bytes)
 			return false;
-		bool ranged = v->def == VD_INPUT || v->def == VD_MEMSET || v->def == VD_COPY ||
-		              v->def == VD_DATA || (v->def == VD_OP && v->input != NO_VALUE);
 		bool inside = at >= v->off && at - v->off < v->len;
-		if (ranged && !inside) {
+		if (obl_value_ranged(v) && !inside) {
 			vin = v->prev;
 			continue;
 		}

@@ -14,6 +14,11 @@ static const char *const def_names[] = {
 
 const char *value_def_name(enum value_def d) { return def_names[d]; }
 
+bool obl_value_ranged(const struct obl_value *v)
+{
+	return v->def != VD_UNINIT && v->def != VD_LAUNCH && !(v->def == VD_OP && v->input == NO_VALUE);
+}
+
 void obl_write_input(struct stream_out *w, const struct obl_input *r)
 {
 	out_begin(w, "input");

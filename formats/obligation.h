@@ -154,6 +154,11 @@ struct obl_output {                 /* "output" */
 };
 
 const char *value_def_name(enum value_def d);
+/* Whether v defines only its bytes [off, off+len), the others coming from
+ * prev: def input, memset, copy, data, and op with input (a trimmed
+ * prefix's result).  Uninit, launch and op without input define the whole
+ * buffer. */
+bool obl_value_ranged(const struct obl_value *v);
 
 void obl_write_input(struct stream_out *w, const struct obl_input *r);
 void obl_write_value(struct stream_out *w, const struct obl_value *r);

@@ -935,9 +935,7 @@ static const struct expr *res_value(struct resolver *r, uint32_t v, uint64_t off
 			        size, (unsigned long long)off, v, (unsigned long long)val->bytes);
 			return NULL;
 		}
-		int rel = val->def == VD_UNINIT || val->def == VD_LAUNCH ||
-		          (val->def == VD_OP && val->input == NO_VALUE) ? 0 :
-		          range_rel(off, size, val->off, val->len);
+		int rel = obl_value_ranged(val) ? range_rel(off, size, val->off, val->len) : 0;
 		if (rel < 0) {
 			ri_fail(acc, RI_UNSUPPORTED, "read of %u bytes at offset %llu straddles the %s range of value %u",
 			        size, (unsigned long long)off, value_def_name(val->def), v);
