@@ -99,7 +99,9 @@ else
 	}
 	while read -r cu; do
 		one "$cu" >>"$rows" &
-		while [ "$(jobs -p | wc -l)" -ge "$jobs" ]; do sleep 1; done
+		# jobs -p in a command substitution runs in a subshell, which
+		# has no jobs in dash: count them through a file
+		while jobs -p >"$tmp/jobs" && [ "$(wc -l <"$tmp/jobs")" -ge "$jobs" ]; do sleep 1; done
 	done <"$tmp/list"
 	wait
 	what="$(wc -l <"$tmp/list") programs, one fresh cache, $jobs at a time, with $dtrace"
