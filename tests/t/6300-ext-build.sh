@@ -158,4 +158,11 @@ test_expect_success 'a source that does not compile: its error line, status 2' '
 	grep -q "cannot build" err
 '
 
+test_expect_success 'traced without building ahead: the optimized side builds it, the same error, status 2, no whole trace' '
+	test_must_fail --status=2 dtrace-cuda --kernelbench "$ROOT/tests/kernelbench/scale-bias-relu/ref.py" broken.cu >out 2>err &&
+	grep -q "broken.cu.*undeclared_name" err &&
+	test_must_fail dmerge <out >/dev/null 2>merr &&
+	grep -q dtrace-cuda merr
+'
+
 test_done

@@ -105,7 +105,8 @@ def cuda_home():
 
 def _tool_version(argv):
     try:
-        return subprocess.run(argv, capture_output=True, text=True, check=False).stdout
+        return subprocess.run(argv, capture_output=True, text=True, check=False,
+                              env=_env()).stdout
     except OSError:
         return ""
 
