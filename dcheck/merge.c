@@ -12,7 +12,7 @@
  * run computes it.
  */
 #include "dcheck.h"
-#include "diag.h"
+#include "libcommon/diag.h"
 
 #include <stdlib.h>
 #include <string.h>

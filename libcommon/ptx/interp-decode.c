@@ -8,7 +8,7 @@
  * Instructions the interpreter does not know decode to I_UNSUPPORTED and
  * fail only when a thread reaches them.
  */
-#include "interp-impl.h"
+#include "libcommon/ptx/interp-impl.h"
 
 #include <stdarg.h>
 #include <stdio.h>

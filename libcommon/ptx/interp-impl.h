@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "interp.h"
+#include "libcommon/ptx/interp.h"
 
 /* Windows of the address space (generic addresses). */
 #define IW_VARS   UINT64_C(0x700000000000)   /* module variables without a buffer */

@@ -11,7 +11,7 @@
  * and directed rounding modifiers switch the FPU's rounding mode around
  * one operation.
  */
-#include "interp-impl.h"
+#include "libcommon/ptx/interp-impl.h"
 
 #include <fenv.h>
 #include <math.h>
