@@ -184,8 +184,9 @@ static bool shards_complete(const struct merge *M)
 		} else if (have[i]) {
 			warn("%s: shard %u/%u given twice", M->files[f], i, n);
 			ok = false;
+		} else {
+			have[i] = true;   /* i < n: the reader holds i < vn, and vn == n */
 		}
-		have[i] = true;
 	}
 	for (uint32_t i = 0; i < n && ok; i++)
 		if (!have[i]) {
