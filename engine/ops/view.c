@@ -116,6 +116,139 @@ static bool cat_bind(struct bind *b, bool stack)
 	return true;
 }
 
+/* The result shape of a view that keeps the elements' order (view,
+ * reshape, squeeze, unsqueeze, flatten, ...): the size the call asked
+ * for, where it gives one, else x kept, squeezed or unsqueezed; the
+ * element count must stay. */
+static bool reshape_bind(struct bind *b, const struct op_shape *x, struct op_shape *r)
+{
+	const char *name = b->call->op;
+	int64_t v[OP_MAX_DIMS];
+	unsigned n;
+	n = b_ints(b, "size", v, OP_MAX_DIMS);
+	if (!n)
+		n = b_ints(b, "shape", v, OP_MAX_DIMS);
+	int64_t known = 1, total = (int64_t)op_shape_numel(x);
+	int infer = -1;
+	if (n || b_arg(b, "size") || b_arg(b, "shape")) {
+		r->ndim = n;
+		for (unsigned i = 0; i < n; i++) {
+			r->dim[i] = v[i];
+			if (v[i] == -1)
+				infer = (int)i;
+			else
+				known *= v[i];
+		}
+		if (infer >= 0)
+			r->dim[infer] = known ? total / known : 0;
+	} else if (strstr(name, "unsqueeze")) {
+		int d = dim_wrap(b_int(b, "dim", 0), x->ndim + 1);
+		if (d < 0 || x->ndim + 1 > OP_MAX_DIMS)
+			return bind_fail(b, "bad dim");
+		r->ndim = x->ndim + 1;
+		for (unsigned i = 0, j = 0; i < r->ndim; i++)
+			r->dim[i] = (int)i == d ? 1 : x->dim[j++];
+	} else if (strstr(name, "squeeze")) {
+		n = b_ints(b, "dim", v, OP_MAX_DIMS);
+		uint64_t mask = 0;
+		for (unsigned i = 0; i < n; i++)
+			if (dim_wrap(v[i], x->ndim) >= 0)
+				mask |= 1ull << dim_wrap(v[i], x->ndim);
+		r->ndim = 0;
+		for (unsigned i = 0; i < x->ndim; i++)
+			if (!(x->dim[i] == 1 && (!n || (mask >> i & 1))))
+				r->dim[r->ndim++] = x->dim[i];
+	} else if (strstr(name, "flatten")) {
+		int s = dim_wrap(b_int(b, "start_dim", 0), x->ndim);
+		int e = dim_wrap(b_int(b, "end_dim", -1), x->ndim);
+		if (s < 0 || e < s)
+			return bind_fail(b, "bad dims");
+		r->ndim = 0;
+		for (int i = 0; i < (int)x->ndim; i++) {
+			if (i <= s || i > e)
+				r->dim[r->ndim++] = x->dim[i];
+			else
+				r->dim[r->ndim - 1] *= x->dim[i];
+		}
+	} else if (b_opnd(b, "other") >= 0) {
+		*r = b->in->in[b_opnd(b, "other")];
+	}
+	if (op_shape_numel(r) != op_shape_numel(x))
+		return bind_fail(b, "element counts differ");
+	return true;
+}
+
+/* slice(dim, start, end, step): start and end clamped into the dim as
+ * torch does; attributes i[0..2] = dim, start, step. */
+static bool slice_bind(struct bind *b, const struct op_shape *x, struct op_shape *r)
+{
+	int d = dim_wrap(b_int(b, "dim", 0), x->ndim);
+	if (d < 0)
+		return bind_fail(b, "bad dim");
+	int64_t L = x->dim[d];
+	int64_t st = b_int(b, "start", 0), en = b_int(b, "end", INT64_MAX), step = b_int(b, "step", 1);
+	if (st < 0)
+		st += L;
+	if (en < 0)
+		en += L;
+	st = st < 0 ? 0 : st > L ? L : st;
+	en = en < st ? st : en > L ? L : en;
+	if (step < 1)
+		return bind_fail(b, "step %lld", (long long)step);
+	b->in->at.i[0] = d;
+	b->in->at.i[1] = st;
+	b->in->at.i[2] = step;
+	r->dim[d] = (en - st + step - 1) / step;
+	return true;
+}
+
+/* select(dim, index): the dim dropped; attributes i[0], i[1] = dim,
+ * index. */
+static bool select_bind(struct bind *b, const struct op_shape *x, struct op_shape *r)
+{
+	int d = dim_wrap(b_int(b, "dim", 0), x->ndim);
+	if (d < 0)
+		return bind_fail(b, "bad dim");
+	int64_t i = b_int(b, "index", 0);
+	if (i < 0)
+		i += x->dim[d];
+	if (i < 0 || i >= x->dim[d])
+		return bind_fail(b, "index out of range");
+	b->in->at.i[0] = d;
+	b->in->at.i[1] = i;
+	r->ndim = 0;
+	for (unsigned j = 0; j < x->ndim; j++)
+		if ((int)j != d)
+			r->dim[r->ndim++] = x->dim[j];
+	return true;
+}
+
+/* split(split_size, dim): one result per chunk, the last one shorter;
+ * attributes i[0], i[1] = dim, split_size. */
+static bool split_bind(struct bind *b, const struct op_shape *x)
+{
+	struct op_inst *in = b->in;
+	struct op_attrs *at = &in->at;
+	int d = dim_wrap(b_int(b, "dim", 0), x->ndim);
+	int64_t size = b_int(b, "split_size", 0);
+	if (d < 0 || size < 1)
+		return bind_fail(b, "bad dim or split_size");
+	int64_t n = (x->dim[d] + size - 1) / size;
+	if (n > OP_MAX_RESULTS)
+		return bind_fail(b, "more than %d chunks", OP_MAX_RESULTS);
+	at->i[0] = d;
+	at->i[1] = size;
+	in->nres = (unsigned)(n ? n : 1);
+	for (int64_t c = 0; c < n; c++) {
+		in->res[c] = *x;
+		in->res[c].dim[d] = c + 1 < n ? size : x->dim[d] - c * size;
+		in->res_formula[c] = (int)c;
+	}
+	return true;
+}
+
+/* Binds a view op of the given kind: its operand, result shape and
+ * attributes. */
 bool view_bind(struct bind *b, int kind)
 {
 	struct op_inst *in = b->in;
@@ -128,66 +261,13 @@ bool view_bind(struct bind *b, int kind)
 		return bind_fail(b, "no tensor operand");
 	const struct op_shape *x = &in->in[at->opnd[0]];
 	struct op_shape r = *x;
-	const char *name = b->call->op;
 	int64_t v[OP_MAX_DIMS];
 	unsigned n;
 	switch (kind) {
-	case V_SAME: {
-		/* The result shape is whatever the call asked for: read it from
-		 * the size argument where there is one, else keep, squeeze or
-		 * unsqueeze. */
-		n = b_ints(b, "size", v, OP_MAX_DIMS);
-		if (!n)
-			n = b_ints(b, "shape", v, OP_MAX_DIMS);
-		int64_t known = 1, total = (int64_t)op_shape_numel(x);
-		int infer = -1;
-		if (n || b_arg(b, "size") || b_arg(b, "shape")) {
-			r.ndim = n;
-			for (unsigned i = 0; i < n; i++) {
-				r.dim[i] = v[i];
-				if (v[i] == -1)
-					infer = (int)i;
-				else
-					known *= v[i];
-			}
-			if (infer >= 0)
-				r.dim[infer] = known ? total / known : 0;
-		} else if (strstr(name, "unsqueeze")) {
-			int d = dim_wrap(b_int(b, "dim", 0), x->ndim + 1);
-			if (d < 0 || x->ndim + 1 > OP_MAX_DIMS)
-				return bind_fail(b, "bad dim");
-			r.ndim = x->ndim + 1;
-			for (unsigned i = 0, j = 0; i < r.ndim; i++)
-				r.dim[i] = (int)i == d ? 1 : x->dim[j++];
-		} else if (strstr(name, "squeeze")) {
-			n = b_ints(b, "dim", v, OP_MAX_DIMS);
-			uint64_t mask = 0;
-			for (unsigned i = 0; i < n; i++)
-				if (dim_wrap(v[i], x->ndim) >= 0)
-					mask |= 1ull << dim_wrap(v[i], x->ndim);
-			r.ndim = 0;
-			for (unsigned i = 0; i < x->ndim; i++)
-				if (!(x->dim[i] == 1 && (!n || (mask >> i & 1))))
-					r.dim[r.ndim++] = x->dim[i];
-		} else if (strstr(name, "flatten")) {
-			int s = dim_wrap(b_int(b, "start_dim", 0), x->ndim);
-			int e = dim_wrap(b_int(b, "end_dim", -1), x->ndim);
-			if (s < 0 || e < s)
-				return bind_fail(b, "bad dims");
-			r.ndim = 0;
-			for (int i = 0; i < (int)x->ndim; i++) {
-				if (i <= s || i > e)
-					r.dim[r.ndim++] = x->dim[i];
-				else
-					r.dim[r.ndim - 1] *= x->dim[i];
-			}
-		} else if (b_opnd(b, "other") >= 0) {
-			r = in->in[b_opnd(b, "other")];
-		}
-		if (op_shape_numel(&r) != op_shape_numel(x))
-			return bind_fail(b, "element counts differ");
+	case V_SAME:
+		if (!reshape_bind(b, x, &r))
+			return false;
 		break;
-	}
 	case V_PERMUTE:
 		n = b_ints(b, "dims", at->v[0], OP_MAX_DIMS);
 		if (n != x->ndim)
@@ -230,43 +310,14 @@ bool view_bind(struct bind *b, int kind)
 				return bind_fail(b, "cannot expand");
 		}
 		break;
-	case V_SLICE: {
-		int d = dim_wrap(b_int(b, "dim", 0), x->ndim);
-		if (d < 0)
-			return bind_fail(b, "bad dim");
-		int64_t L = x->dim[d];
-		int64_t st = b_int(b, "start", 0), en = b_int(b, "end", INT64_MAX), step = b_int(b, "step", 1);
-		if (st < 0)
-			st += L;
-		if (en < 0)
-			en += L;
-		st = st < 0 ? 0 : st > L ? L : st;
-		en = en < st ? st : en > L ? L : en;
-		if (step < 1)
-			return bind_fail(b, "step %lld", (long long)step);
-		at->i[0] = d;
-		at->i[1] = st;
-		at->i[2] = step;
-		r.dim[d] = (en - st + step - 1) / step;
+	case V_SLICE:
+		if (!slice_bind(b, x, &r))
+			return false;
 		break;
-	}
-	case V_SELECT: {
-		int d = dim_wrap(b_int(b, "dim", 0), x->ndim);
-		if (d < 0)
-			return bind_fail(b, "bad dim");
-		int64_t i = b_int(b, "index", 0);
-		if (i < 0)
-			i += x->dim[d];
-		if (i < 0 || i >= x->dim[d])
-			return bind_fail(b, "index out of range");
-		at->i[0] = d;
-		at->i[1] = i;
-		r.ndim = 0;
-		for (unsigned j = 0; j < x->ndim; j++)
-			if ((int)j != d)
-				r.dim[r.ndim++] = x->dim[j];
+	case V_SELECT:
+		if (!select_bind(b, x, &r))
+			return false;
 		break;
-	}
 	case V_REPEAT:
 		n = b_ints(b, "repeats", v, OP_MAX_DIMS);
 		if (n < x->ndim)
@@ -275,24 +326,8 @@ bool view_bind(struct bind *b, int kind)
 		for (unsigned i = 0; i < n; i++)
 			r.dim[i] = v[i] * (i < n - x->ndim ? 1 : x->dim[i - (n - x->ndim)]);
 		break;
-	case V_SPLIT: {
-		int d = dim_wrap(b_int(b, "dim", 0), x->ndim);
-		int64_t size = b_int(b, "split_size", 0);
-		if (d < 0 || size < 1)
-			return bind_fail(b, "bad dim or split_size");
-		int64_t n = (x->dim[d] + size - 1) / size;
-		if (n > OP_MAX_RESULTS)
-			return bind_fail(b, "more than %d chunks", OP_MAX_RESULTS);
-		at->i[0] = d;
-		at->i[1] = size;
-		in->nres = (unsigned)(n ? n : 1);
-		for (int64_t c = 0; c < n; c++) {
-			in->res[c] = *x;
-			in->res[c].dim[d] = c + 1 < n ? size : x->dim[d] - c * size;
-			in->res_formula[c] = (int)c;
-		}
-		return true;
-	}
+	case V_SPLIT:
+		return split_bind(b, x);
 	case V_COPY: {
 		int self = b_opnd(b, "self");
 		if (self < 0)
