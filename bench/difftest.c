@@ -1,7 +1,7 @@
 /*
  * difftest: the baseline dirigo is compared against, KernelBench's
  * differential test, run on the CPU through the same concrete execution as
- * dreplay (libcommon/concrete.c: both whole programs run by the PTX
+ * dreplay (engine/concrete.c: both whole programs run by the PTX
  * interpreter in float32).
  *
  *   difftest [--sets N] [--seed S] [--atol X] [--rtol X] [FILE.obl]
@@ -24,7 +24,7 @@
  * elements, the first mismatch, and the CPU seconds spent.  Exit 1 buggy
  * or fault, 0 correct, 3 unsupported, 2 trouble.
  *
- * Built by bench/run-corpus with cc against build/libdirigo.a.
+ * Built by bench/run-corpus with cc against the three archives under build/.
  */
 #include <getopt.h>
 #include <limits.h>
@@ -34,11 +34,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "concrete.h"
-#include "diag.h"
-#include "obligation.h"
-#include "opt.h"
-#include "stream.h"
+#include "engine/concrete.h"
+#include "libcommon/diag.h"
+#include "formats/obligation.h"
+#include "libcommon/opt.h"
+#include "libcommon/stream.h"
 
 static const char usage[] =
 	"usage: difftest [--sets N] [--seed S] [--atol X] [--rtol X] [FILE.obl]\n";

@@ -2,8 +2,8 @@
  * convert.c: MessagePack records <-> JSON Lines, losslessly (convert.h).
  */
 #include "convert.h"
-#include "base64.h"
-#include "diag.h"
+#include "libcommon/base64.h"
+#include "libcommon/diag.h"
 
 #include <errno.h>
 #include <jansson.h>

@@ -15,7 +15,7 @@
 
 #include <stdio.h>
 
-#include "stream.h"
+#include "libcommon/stream.h"
 
 /* Writes the record as one JSON line; returns 0, or -1 after a message. */
 int record_to_json(const struct record *rec, FILE *out);

@@ -3,9 +3,9 @@
  * into a stream.  See dcat(1).
  */
 #include "convert.h"
-#include "diag.h"
-#include "opt.h"
-#include "stream.h"
+#include "libcommon/diag.h"
+#include "libcommon/opt.h"
+#include "libcommon/stream.h"
 
 #include <errno.h>
 #include <getopt.h>

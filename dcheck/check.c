@@ -15,8 +15,8 @@
  * machine; the wall clock (the budget) only ever makes a location
  * "timeout", never another result.
  */
-#include "axioms.h"
-#include "canon.h"
+#include "libcommon/axioms.h"
+#include "engine/canon.h"
 #include "dcheck.h"
 
 #include <math.h>

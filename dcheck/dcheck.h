@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "resolve.h"
-#include "verdict.h"
+#include "engine/resolve.h"
+#include "formats/verdict.h"
 
 enum order_kind { ORDER_HEURISTIC, ORDER_SEQUENTIAL, ORDER_RANDOM };
 

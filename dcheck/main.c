@@ -2,11 +2,11 @@
  * dcheck: check an optimized program against its reference one output
  * location at a time (dcheck(1)).  Options here; the work is in run.c.
  */
-#include "axioms.h"
+#include "libcommon/axioms.h"
 #include "dcheck.h"
-#include "deadline.h"
-#include "diag.h"
-#include "opt.h"
+#include "libcommon/deadline.h"
+#include "libcommon/diag.h"
+#include "libcommon/opt.h"
 
 #include <getopt.h>
 #include <limits.h>

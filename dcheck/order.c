@@ -17,7 +17,7 @@
  * outputs (output 0's elements first).
  */
 #include "dcheck.h"
-#include "diag.h"
+#include "libcommon/diag.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -13,12 +13,12 @@
  * on the number of workers.  A bug at position p stops the hand-out; the
  * positions before p are finished, those after it dropped.
  */
-#include "axioms.h"
-#include "bigstack.h"
+#include "libcommon/axioms.h"
+#include "libcommon/bigstack.h"
 #include "dcheck.h"
-#include "deadline.h"
-#include "diag.h"
-#include "vnum.h"
+#include "libcommon/deadline.h"
+#include "libcommon/diag.h"
+#include "engine/vnum.h"
 
 #include <pthread.h>
 #include <stdio.h>

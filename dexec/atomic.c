@@ -6,7 +6,7 @@
  * sym_shwrite.op for shared memory) and the back-projection combines, at
  * a concrete location, the value before the launch (or before the epoch)
  * with the contributions of every thread whose domain and address hit it
- * (libcommon/resolve-atomic.c).  Only what does not depend on the order
+ * (engine/resolve-atomic.c).  Only what does not depend on the order
  * of the threads is accepted:
  *
  *   - the value an atom returns (the old contents) depends on the order,

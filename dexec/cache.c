@@ -37,7 +37,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include "libcommon/diag.h"
 
 #define CACHE_FORMAT 1
 

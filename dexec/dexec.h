@@ -26,13 +26,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arena.h"
-#include "deadline.h"
-#include "expr.h"
-#include "obligation.h"
-#include "ptx/ptx.h"
-#include "smt.h"
-#include "symbolic.h"
+#include "libcommon/arena.h"
+#include "libcommon/deadline.h"
+#include "libcommon/expr.h"
+#include "formats/obligation.h"
+#include "libcommon/ptx/ptx.h"
+#include "libcommon/smt.h"
+#include "formats/symbolic.h"
 
 struct dx_opts {
 	uint64_t budget_steps;       /* instruction steps per launch */

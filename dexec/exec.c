@@ -14,7 +14,7 @@
  * instruction first (warp.c), else the block barrier (shared.c).
  */
 #include "dexec.h"
-#include "diag.h"
+#include "libcommon/diag.h"
 
 #include <string.h>
 

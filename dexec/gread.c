@@ -29,7 +29,7 @@
  *     small search over coordinate differences, lin.h), else by asking
  *     the solver for such a pair of threads;
  *   - otherwise the leaf stays, with an entry in the record's "reads":
- *     the back-projection (libcommon/resolve-global.c) answers it per
+ *     the back-projection (engine/resolve-global.c) answers it per
  *     thread and location from the launch's writes.  Where the solver
  *     shows a pair of threads that race (another block, or one epoch of
  *     one block and, in one warp, no bar.warp.sync between) on a
@@ -46,7 +46,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "lin.h"
+#include "engine/lin.h"
 
 #define GR_MAX_QUERIES 1024u   /* solver queries per launch (interference, races) */
 #define GR_MAX_TERMS   256u    /* stores of one buffer named in one query */

@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "deadline.h"
-#include "diag.h"
-#include "opt.h"
+#include "libcommon/deadline.h"
+#include "libcommon/diag.h"
+#include "libcommon/opt.h"
 #include "run.h"
-#include "stream.h"
+#include "libcommon/stream.h"
 
 static const char usage[] =
 	"usage: dexec [-v | --verbose] [--budget SECONDS] [--budget-steps N] [--budget-bundles N]\n"

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "deadline.h"
-#include "diag.h"
+#include "libcommon/deadline.h"
+#include "libcommon/diag.h"
 
 void dx_run_init(struct dx_run *r, const struct dx_opts *opts)
 {

@@ -11,7 +11,7 @@
  * with the bundle's (epoch, sub); a load reads the bundle's own stores of
  * the same (epoch, sub) by forwarding, else becomes a LOAD leaf whose
  * space names the launch and whose address packs the offset with (epoch,
- * sub): the back-projection (libcommon/resolve-shared.c) answers it with
+ * sub): the back-projection (engine/resolve-shared.c) answers it with
  * the block's latest earlier write.  A bundle at bar.sync waits; when
  * every bundle waits, the epoch's accesses are checked for races
  * (race.c), the block for divergence, and the epoch is committed.

@@ -2,10 +2,10 @@
  * dmerge: merge the traces of a reference and an optimized program into one
  * equivalence obligation.  See dmerge(1).
  */
-#include "diag.h"
+#include "libcommon/diag.h"
 #include "merge.h"
-#include "opt.h"
-#include "stream.h"
+#include "libcommon/opt.h"
+#include "libcommon/stream.h"
 
 #include <getopt.h>
 

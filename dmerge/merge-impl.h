@@ -6,8 +6,8 @@
 #define DMERGE_MERGE_IMPL_H
 
 #include "merge.h"
-#include "torch.h"
-#include "symbolic.h"
+#include "formats/torch.h"
+#include "formats/symbolic.h"
 
 /* Tensor and storage ids of a torch trace index tables grown to them: an
  * id at record N is below N + MERGE_ID_SLACK (dmerge(1), LIMITS), which

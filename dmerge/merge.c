@@ -11,8 +11,8 @@
  */
 #include "merge.h"
 #include "merge-impl.h"
-#include "diag.h"
-#include "symbolic.h"
+#include "libcommon/diag.h"
+#include "formats/symbolic.h"
 
 #include <string.h>
 

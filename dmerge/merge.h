@@ -13,9 +13,9 @@
 
 #include <stdbool.h>
 
-#include "obligation.h"
-#include "stream.h"
-#include "trace.h"
+#include "formats/obligation.h"
+#include "libcommon/stream.h"
+#include "formats/trace.h"
 
 struct merge;
 

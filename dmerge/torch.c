@@ -17,8 +17,8 @@
  * shared inputs for checking, while replay still runs the ops.
  */
 #include "merge-impl.h"
-#include "diag.h"
-#include "ops/ops.h"
+#include "libcommon/diag.h"
+#include "engine/ops/ops.h"
 
 #include <string.h>
 

@@ -20,7 +20,7 @@
  * original programs' inputs directly: nothing is back-projected.
  */
 #include "dreplay.h"
-#include "diag.h"
+#include "libcommon/diag.h"
 
 #include <archive.h>
 #include <archive_entry.h>

@@ -1,7 +1,7 @@
 /*
  * confirm.c: both programs run concretely at a witness, the confirmation
  * that does not rely on the symbolic model.  By slice first: only the
- * blocks and op elements the witness location needs (libcommon/slice.h),
+ * blocks and op elements the witness location needs (engine/slice.h),
  * exact where it is computed (a run that would read anything the slice
  * left out stops instead).  When no slice can be planned or it does not
  * hold, the whole programs run, as before slices existed; --whole asks
@@ -14,10 +14,10 @@
  * confirmed (rp->timeout, message).
  */
 #include "dreplay.h"
-#include "concrete.h"
-#include "deadline.h"
-#include "diag.h"
-#include "slice.h"
+#include "engine/concrete.h"
+#include "libcommon/deadline.h"
+#include "libcommon/diag.h"
+#include "engine/slice.h"
 
 #include <errno.h>
 #include <math.h>

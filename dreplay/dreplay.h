@@ -11,9 +11,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "replay.h"
-#include "resolve.h"
-#include "verdict.h"
+#include "formats/replay.h"
+#include "engine/resolve.h"
+#include "formats/verdict.h"
 
 /* Seconds the stage may take by default (--budget). */
 #define DREPLAY_BUDGET 60.0

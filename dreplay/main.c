@@ -3,10 +3,10 @@
  * (dreplay(1)).  Options here; the work is in run.c.
  */
 #include "dreplay.h"
-#include "bigstack.h"
-#include "deadline.h"
-#include "diag.h"
-#include "opt.h"
+#include "libcommon/bigstack.h"
+#include "libcommon/deadline.h"
+#include "libcommon/diag.h"
+#include "libcommon/opt.h"
 
 #include <getopt.h>
 #include <math.h>

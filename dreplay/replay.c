@@ -5,16 +5,16 @@
  * them, else 0):
  *  - the location resolved again and evaluated in IEEE float32 after every
  *    operation (as the GPU computes) and in float64;
- *  - the programs run by the PTX interpreter (libcommon/concrete.c), which
+ *  - the programs run by the PTX interpreter (engine/concrete.c), which
  *    does not rely on the symbolic model: only what the location needs, or
  *    whole (confirm.c).  When they run, they decide whether the witness
  *    is confirmed.
  */
-#include "canon.h"
+#include "engine/canon.h"
 #include "dreplay.h"
-#include "deadline.h"
-#include "ptx/ptx.h"
-#include "slice.h"
+#include "libcommon/deadline.h"
+#include "libcommon/ptx/ptx.h"
+#include "engine/slice.h"
 
 #include <math.h>
 #include <string.h>

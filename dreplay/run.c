@@ -8,8 +8,8 @@
  */
 #include "dreplay.h"
 
-#include "deadline.h"
-#include "diag.h"
+#include "libcommon/deadline.h"
+#include "libcommon/diag.h"
 
 #include <errno.h>
 #include <math.h>

@@ -9,7 +9,7 @@
  * kernel as a logical location, and keeps the PTX line in its properties.
  */
 #include "dreplay.h"
-#include "diag.h"
+#include "libcommon/diag.h"
 
 #include <errno.h>
 #include <jansson.h>

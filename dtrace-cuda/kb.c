@@ -34,8 +34,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "arena.h"
-#include "diag.h"
+#include "libcommon/arena.h"
+#include "libcommon/diag.h"
 
 static bool is_dir(const char *p)
 {

@@ -9,12 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include "libcommon/diag.h"
 #include "kb.h"
-#include "opt.h"
+#include "libcommon/opt.h"
 #include "run.h"
-#include "stream.h"
-#include "trace.h"
+#include "libcommon/stream.h"
+#include "formats/trace.h"
 
 static const char usage[] =
 	"usage: dtrace-cuda [--name NAME] [--gpu | --no-gpu] [--max-data BYTES] [-o FILE | --output FILE]\n"

@@ -23,8 +23,8 @@
 #include <unistd.h>
 #include <dlfcn.h>
 
-#include "arena.h"
-#include "diag.h"
+#include "libcommon/arena.h"
+#include "libcommon/diag.h"
 
 static const char *const cudart_names[] = { "libcudart.so.13", "libcudart.so.12", "libcudart.so" };
 

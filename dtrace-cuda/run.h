@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "stream.h"
+#include "libcommon/stream.h"
 
 /* The runtime to preload: $DIRIGO_CUDART, else <exe dir>/../lib/
  * libdirigo-cudart.so, else <exe dir>/../lib/dirigo/libdirigo-cudart.so.

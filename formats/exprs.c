@@ -30,7 +30,7 @@
  * Readers rebuild nodes through the simplifying constructors, so a table
  * read back yields the canonical nodes.
  */
-#include "exprs.h"
+#include "formats/exprs.h"
 
 #include <stdarg.h>
 #include <stdio.h>

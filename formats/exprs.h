@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "expr.h"
-#include "stream.h"
+#include "libcommon/expr.h"
+#include "libcommon/stream.h"
 
 /* Writes the nodes of t, in table order, as one array value (the caller
  * has written the key, if any). */

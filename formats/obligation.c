@@ -2,8 +2,8 @@
  * obligation.c: encode and decode the records of dirigo-obligation(5), and
  * gather them into a struct obligation (see obligation.h).
  */
-#include "obligation.h"
-#include "diag.h"
+#include "formats/obligation.h"
+#include "libcommon/diag.h"
 
 #include <string.h>
 

@@ -33,9 +33,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ops/ops.h"
-#include "stream.h"
-#include "torch.h"
+#include "formats/torch.h"
+#include "libcommon/stream.h"
 
 #define NO_VALUE UINT32_MAX
 
@@ -180,7 +179,7 @@ bool obl_read_trimmed(const struct record *rec, struct arena *a, struct obl_trim
 
 /* The view of tensor id t in op o, or NULL. */
 const struct obl_view *obl_op_view(const struct obl_op *o, uint32_t t);
-/* op_bind's shape callback (ops/ops.h) for an obligation op: user is the
+/* op_bind's shape callback (engine/ops/ops.h) for an obligation op: user is the
  * struct obl_op; the shape and dtype of tensor come from its view. */
 bool obl_op_shape(void *user, uint32_t tensor, struct op_shape *shape, enum etype *et);
 /* The tensor id of result r of op o (its outs, then its mutated

@@ -1,7 +1,7 @@
 /*
  * replay.c: encode and decode the records of dirigo-replay(5).
  */
-#include "replay.h"
+#include "formats/replay.h"
 
 #include <string.h>
 

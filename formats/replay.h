@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "stream.h"
-#include "verdict.h"
+#include "libcommon/stream.h"
+#include "formats/verdict.h"
 
 /* What a replay showed: the programs themselves differ at the witness
  * (confirmed), only the model evaluated again at it differs (the programs
@@ -37,7 +37,7 @@ struct rp_replay {                   /* "replay" */
 	double ref_ptx, opt_ptx;         /* the location's value in each */
 	const char *ptx_error;           /* why they did not run, or NULL */
 	/* How they were run (optional): only what the witness location needs
-	 * (a slice, libcommon/slice.h), or whole. */
+	 * (a slice, engine/slice.h), or whole. */
 	const char *ptx_run;             /* "slice", "whole", or NULL when not run */
 	const char *slice_note;          /* why the slice was not used, or NULL */
 	double ptx_ms;                   /* wall time of the runs of both programs */

@@ -4,9 +4,9 @@
  * A "writes" record carries its own expression table ("exprs", see
  * formats/exprs.c); each write names its dom/addr/val by index into it.
  */
-#include "symbolic.h"
-#include "exprs.h"
-#include "obligation.h"
+#include "formats/symbolic.h"
+#include "formats/exprs.h"
+#include "formats/obligation.h"
 
 #include <string.h>
 

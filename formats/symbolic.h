@@ -22,8 +22,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "expr.h"
-#include "stream.h"
+#include "libcommon/expr.h"
+#include "libcommon/stream.h"
 
 /* The operation of an atomic contribution; SA_NONE for a plain store. */
 enum sym_atom_op {
@@ -96,7 +96,7 @@ struct sym_opaque {
 #define SYM_OPAQUE_INDEX(tag)       ((uint32_t)(tag) - 1)   /* UINT32_MAX: no entry */
 /* A tag no record carries: the reinterpretation dcheck makes of the bits
  * a store of launch `launch` at PTX line `line` wrote with another type
- * than they are read with (libcommon/resolve.c). */
+ * than they are read with (engine/resolve.c). */
 #define SYM_OPAQUE_STORE(launch, line) (((uint64_t)(launch) << 32) | 0x80000000u | ((line) & 0x7fffffffu))
 #define SYM_OPAQUE_IS_STORE(tag)    (((tag) & 0x80000000u) != 0)
 
@@ -106,7 +106,7 @@ struct sym_opaque {
  * 0..39) with the index of an entry of the record's "reads" (bits
  * 40..63): what the reader sees is decided at check time, with the
  * reader's thread concrete, from the launch's writes to the entry's value
- * (libcommon/resolve-global.c). */
+ * (engine/resolve-global.c). */
 #define SYM_GREAD_SPACE(launch)     (0x40000000u | (uint32_t)(launch))
 #define SYM_IS_GREAD_SPACE(space)   (((space) & 0xC0000000u) == 0x40000000u)
 #define SYM_GREAD_LAUNCH(space)     ((space) & 0x3fffffffu)

@@ -2,7 +2,7 @@
  * torch.c: encode and decode the torch records of a trace stream
  * (dirigo-trace(5), TORCH RECORDS; types in torch.h).
  */
-#include "torch.h"
+#include "formats/torch.h"
 
 #include <string.h>
 

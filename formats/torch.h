@@ -25,11 +25,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "expr.h"
-#include "stream.h"
+#include "libcommon/expr.h"
+#include "libcommon/stream.h"
 
 #define TORCH_MAX_DIMS 8
 #define TORCH_NO_TENSOR UINT32_MAX
+
+/* The shape of a tensor as the op table binds it (engine/ops/ops.h):
+ * ndim extents, row-major, no strides. */
+struct op_shape {
+	unsigned ndim;
+	int64_t dim[TORCH_MAX_DIMS];
+};
 
 struct torch_tensor {              /* "tensor": a tensor value */
 	uint32_t tensor;               /* id */

@@ -2,7 +2,7 @@
  * trace.c: encode and decode the records of a trace stream
  * (dirigo-trace(5); types in trace.h).
  */
-#include "trace.h"
+#include "formats/trace.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream.h"
+#include "libcommon/stream.h"
 
 #define TRACE_STREAM_KIND "trace"
 #define TRACE_NO_BUF UINT32_MAX

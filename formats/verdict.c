@@ -1,7 +1,7 @@
 /*
  * verdict.c: encode and decode the records of dirigo-verdict(5).
  */
-#include "verdict.h"
+#include "formats/verdict.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "expr.h"
-#include "stream.h"
+#include "libcommon/expr.h"
+#include "libcommon/stream.h"
 
 enum loc_result {
 	LR_EQUAL,             /* equal for all inputs */

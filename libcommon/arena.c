@@ -2,8 +2,8 @@
  * arena.c: region allocation (see arena.h) and the exit-on-failure heap
  * helpers every tool uses.
  */
-#include "arena.h"
-#include "diag.h"
+#include "libcommon/arena.h"
+#include "libcommon/diag.h"
 
 #include <stdarg.h>
 #include <stdio.h>

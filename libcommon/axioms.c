@@ -14,7 +14,7 @@
  * creation order, so visiting in a structural order makes the copy's
  * shape a function of the expression's structure alone.
  */
-#include "axioms.h"
+#include "libcommon/axioms.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -28,7 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "expr.h"
+#include "libcommon/expr.h"
 
 enum {
 	AX_SOUND = 0,                /* group of the sound identities: always on */

@@ -1,8 +1,8 @@
 /*
  * base64.c: RFC 4648 base64 encoding and strict decoding.
  */
-#include "base64.h"
-#include "arena.h"
+#include "libcommon/base64.h"
+#include "libcommon/arena.h"
 
 #include <stdint.h>
 #include <stdlib.h>

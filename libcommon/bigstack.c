@@ -2,7 +2,7 @@
  * bigstack.c: run a piece of work on a thread with a large stack
  * (bigstack.h).
  */
-#include "bigstack.h"
+#include "libcommon/bigstack.h"
 
 #include <pthread.h>
 

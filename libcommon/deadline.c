@@ -1,7 +1,7 @@
 /*
  * deadline.c: the monotonic clock behind the stage budgets (deadline.h).
  */
-#include "deadline.h"
+#include "libcommon/deadline.h"
 
 #include <stdint.h>
 #include <time.h>

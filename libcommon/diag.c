@@ -1,7 +1,7 @@
 /*
  * diag.c: messages for people on stderr, exit statuses (see diag.h).
  */
-#include "diag.h"
+#include "libcommon/diag.h"
 
 #include <errno.h>
 #include <stdarg.h>

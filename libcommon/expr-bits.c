@@ -30,7 +30,7 @@
  * constant may be the recorded contents of an input read as an integer,
  * and the bits of a float must not become a constant that way.
  */
-#include "expr-impl.h"
+#include "libcommon/expr-impl.h"
 
 #include <math.h>
 

@@ -7,7 +7,7 @@
  * forms defined from those), shift counts >= width give 0 or the sign fill.
  * Reals: rounded after every operation to the chosen precision.
  */
-#include "expr-impl.h"
+#include "libcommon/expr-impl.h"
 
 #include <math.h>
 #include <stdlib.h>

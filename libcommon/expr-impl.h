@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "expr.h"
+#include "libcommon/expr.h"
 
 struct ectx {
 	struct arena arena;

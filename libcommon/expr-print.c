@@ -8,7 +8,7 @@
  * Shared subexpressions are printed in full each time; the text is cut with
  * "..." after max bytes, which also bounds the work.
  */
-#include "expr-impl.h"
+#include "libcommon/expr-impl.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

@@ -8,7 +8,7 @@
  * (see expr.h), which makes equal addresses one node and lets differences
  * of addresses fold to constants.
  */
-#include "expr-impl.h"
+#include "libcommon/expr-impl.h"
 
 #include <math.h>
 #include <stdio.h>

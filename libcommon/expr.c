@@ -8,7 +8,7 @@
  * constructors are in expr-simp.c, evaluation in expr-eval.c, text in
  * expr-print.c.
  */
-#include "expr-impl.h"
+#include "libcommon/expr-impl.h"
 
 #include <stdatomic.h>
 #include <stdio.h>

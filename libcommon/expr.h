@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arena.h"
+#include "libcommon/arena.h"
 
 /* A sort packed into 16 bits: kind in the low byte, bitvector width above. */
 typedef uint16_t sort_t;

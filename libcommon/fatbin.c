@@ -3,7 +3,7 @@
  * (layout in fatbin.h).  Reads are bounds-checked against the size the
  * caller knows, so a damaged fatbinary gives FATBIN_BAD, never a crash.
  */
-#include "fatbin.h"
+#include "libcommon/fatbin.h"
 
 #include <stdarg.h>
 #include <stdbool.h>

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arena.h"
+#include "libcommon/arena.h"
 
 #define FATBIN_WRAPPER_MAGIC 0x466243b1u
 #define FATBIN_MAGIC         0xBA55ED50u

@@ -1,9 +1,9 @@
 /*
  * opt.c: numbers given to command-line options (see opt.h).
  */
-#include "opt.h"
+#include "libcommon/opt.h"
 
-#include "diag.h"
+#include "libcommon/diag.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -31,7 +31,7 @@
  * "scratch" list of one public call, released when it returns).  Errors
  * never abort: the error handler is a no-op and calls check the error code.
  */
-#include "smt.h"
+#include "libcommon/smt.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -41,8 +41,8 @@
 #include <time.h>
 #include <z3.h>
 
-#include "deadline.h"
-#include "diag.h"
+#include "libcommon/deadline.h"
+#include "libcommon/diag.h"
 
 struct memo_ent {
 	Z3_ast ast;

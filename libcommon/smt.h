@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "expr.h"
+#include "libcommon/expr.h"
 
 /* SMT_UNKNOWN: the solver gave up within its resource limit (a
  * deterministic answer: the same on any machine).  SMT_TIMEOUT: the wall

@@ -22,8 +22,8 @@
  * of an "end" record appends the counts, and stream_out_close writes one
  * when the stage succeeded.
  */
-#include "stream.h"
-#include "diag.h"
+#include "libcommon/stream.h"
+#include "libcommon/diag.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -35,8 +35,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "arena.h"
-#include "diag.h"
+#include "libcommon/arena.h"
+#include "libcommon/diag.h"
 
 #define DIRIGO_FORMAT_VERSION 1
 #define STREAM_MAX_DEPTH 24            /* nesting limit imposed on input */

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "libcommon/diag.h"
 
 /* Prototypes of crt/host_runtime.h, which is C++ only. */
 SHIM_EXPORT void **__cudaRegisterFatBinary(void *fatCubin);

@@ -38,11 +38,11 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "arena.h"
-#include "fatbin.h"
-#include "ptx/ptx.h"
-#include "stream.h"
-#include "trace.h"
+#include "libcommon/arena.h"
+#include "libcommon/fatbin.h"
+#include "libcommon/ptx/ptx.h"
+#include "libcommon/stream.h"
+#include "formats/trace.h"
 
 /* Functions of the CUDA ABI that the library exports. */
 #define SHIM_EXPORT __attribute__((visibility("default")))

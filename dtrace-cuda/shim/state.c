@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include "libcommon/diag.h"
 
 struct shim shim = { .lock = PTHREAD_MUTEX_INITIALIZER };
 _Thread_local bool shim_quiet;

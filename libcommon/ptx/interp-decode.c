@@ -8,7 +8,7 @@
  * Instructions the interpreter does not know decode to I_UNSUPPORTED and
  * fail only when a thread reaches them.
  */
-#include "interp-impl.h"
+#include "libcommon/ptx/interp-impl.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -408,31 +408,19 @@ static bool dec_call(struct dec *D, const struct ptx_instr *pi, struct dinst *di
 	return true;
 }
 
-static bool dec_instr(struct dec *D, const struct ptx_instr *pi, struct dinst *di)
-{
-	const char *op = pi->opcode;
-	di->t = (uint8_t)pi->type;
-	di->t2 = (uint8_t)pi->type2;
-	di->w = (uint8_t)width_of(pi->type);
-	unsigned r = rnd_of(pi);
-	di->sub = (uint8_t)(r == RNONE ? RN : r);
-	if (ptx_has_mod(pi, "ftz"))
-		di->flags |= DF_FTZ;
-	if (ptx_has_mod(pi, "sat"))
-		di->flags |= DF_SAT;
-	if (ptx_type_is_signed(pi->type))
-		di->flags |= DF_SIGNED;
-	if (pi->type == PT_F64)
-		di->flags |= DF_F64;
-	if (ptx_has_mod(pi, "approx"))
-		di->flags |= DF_APPROX;
-	if (ptx_has_mod(pi, "cc"))
-		di->flags |= DF_CC;
-	if (ptx_has_mod(pi, "NaN"))
-		di->flags |= DF_NAN;
-	unsigned fw = ptx_type_is_float(pi->type) ? di->w : 0;
+/* The decoders of the instruction families.  Each returns 1 when it
+ * decoded pi into di, 0 when pi is of its family but cannot be decoded
+ * (bad() said why), and DEC_OTHER when pi's opcode is not of its family.
+ * fw is the width of a float operand (0 for integers), as src() takes it. */
+#define DEC_OTHER (-1)
+typedef int dec_family(struct dec *D, const struct ptx_instr *pi, struct dinst *di, unsigned fw);
 
 #define IS(s) (strcmp(op, (s)) == 0)
+
+/* Moves: of registers, special registers, vectors, a local's address. */
+static int dec_move(struct dec *D, const struct ptx_instr *pi, struct dinst *di, unsigned fw)
+{
+	const char *op = pi->opcode;
 	if (IS("mov")) {
 		if (!need(D, pi, 2))
 			return false;
@@ -488,6 +476,14 @@ static bool dec_instr(struct dec *D, const struct ptx_instr *pi, struct dinst *d
 		}
 		return simple(D, pi, di, I_MOV, 1, fw);
 	}
+	return DEC_OTHER;
+}
+
+/* Integer and float arithmetic. */
+static int dec_arith(struct dec *D, const struct ptx_instr *pi, struct dinst *di, unsigned fw)
+{
+	const char *op = pi->opcode;
+	(void)fw;
 	if (IS("add") || IS("sub")) {
 		bool add = IS("add");
 		if (!dec_float_or_int(D, pi, di, add ? I_FADD : I_FSUB, add ? I_ADD : I_SUB, 2))
@@ -530,6 +526,14 @@ static bool dec_instr(struct dec *D, const struct ptx_instr *pi, struct dinst *d
 		return dec_float_or_int(D, pi, di, I_FMIN, I_MIN, 2);
 	if (IS("max"))
 		return dec_float_or_int(D, pi, di, I_FMAX, I_MAX, 2);
+	return DEC_OTHER;
+}
+
+/* Bit operations, one table. */
+static int dec_bits(struct dec *D, const struct ptx_instr *pi, struct dinst *di, unsigned fw)
+{
+	const char *op = pi->opcode;
+	(void)fw;
 	static const struct { const char *name; enum iop op; unsigned n; } ints[] = {
 		{ "and", I_AND, 2 }, { "or", I_OR, 2 }, { "xor", I_XOR, 2 }, { "not", I_NOT, 1 },
 		{ "cnot", I_CNOT, 1 }, { "shl", I_SHL, 2 }, { "shr", I_SHR, 2 }, { "popc", I_POPC, 1 },
@@ -559,6 +563,13 @@ static bool dec_instr(struct dec *D, const struct ptx_instr *pi, struct dinst *d
 			}
 			return true;
 		}
+	return DEC_OTHER;
+}
+
+/* Float functions (rcp, sqrt, ex2, sin, ...), copysign, testp. */
+static int dec_math(struct dec *D, const struct ptx_instr *pi, struct dinst *di, unsigned fw)
+{
+	const char *op = pi->opcode;
 	static const struct { const char *name; enum iop op; } fl1[] = {
 		{ "rcp", I_FRCP }, { "sqrt", I_FSQRT }, { "rsqrt", I_FRSQRT }, { "ex2", I_FEX2 },
 		{ "lg2", I_FLG2 }, { "sin", I_FSIN }, { "cos", I_FCOS }, { "tanh", I_FTANH },
@@ -577,6 +588,13 @@ static bool dec_instr(struct dec *D, const struct ptx_instr *pi, struct dinst *d
 		di->sub = (uint8_t)mod_index(pi, tp);
 		return simple(D, pi, di, I_TESTP, 1, fw);
 	}
+	return DEC_OTHER;
+}
+
+/* Comparisons and selections. */
+static int dec_compare(struct dec *D, const struct ptx_instr *pi, struct dinst *di, unsigned fw)
+{
+	const char *op = pi->opcode;
 	if (IS("setp") || IS("set")) {
 		int k = mod_index(pi, cmp_names);
 		if (k < 0)
@@ -628,13 +646,21 @@ static bool dec_instr(struct dec *D, const struct ptx_instr *pi, struct dinst *d
 		di->w = (uint8_t)width_of(pi->type2);
 		return simple(D, pi, di, f ? I_SLCT_F : I_SLCT_I, 3, 0);
 	}
+	return DEC_OTHER;
+}
+
+/* Conversions of type and of address space. */
+static int dec_convert(struct dec *D, const struct ptx_instr *pi, struct dinst *di, unsigned fw)
+{
+	const char *op = pi->opcode;
+	(void)fw;
 	if (IS("cvt")) {
 		/* cvt.dtype.atype: type = atype (last), type2 = dtype */
 		di->op = I_CVT;
 		di->w = (uint8_t)width_of(pi->type2);
 		di->w2 = (uint8_t)width_of(pi->type);
 		di->flags &= (uint8_t)~(DF_SIGNED | DF_F64);
-		di->sub = (uint8_t)r;
+		di->sub = (uint8_t)rnd_of(pi);   /* RNONE when none is given */
 		if (!need(D, pi, 2) || !dst(D, &pi->ops[0], &di->d))
 			return false;
 		return src(D, &pi->ops[1], ptx_type_is_float(pi->type) ? width_of(pi->type) : 0, &di->a);
@@ -658,6 +684,13 @@ static bool dec_instr(struct dec *D, const struct ptx_instr *pi, struct dinst *d
 		}
 		return src(D, s, 0, &di->a);
 	}
+	return DEC_OTHER;
+}
+
+/* Loads, stores and atomics. */
+static int dec_memory(struct dec *D, const struct ptx_instr *pi, struct dinst *di, unsigned fw)
+{
+	const char *op = pi->opcode;
 	if (IS("ld") || IS("ldu"))
 		return dec_ldst(D, pi, di, false);
 	if (IS("st"))
@@ -695,6 +728,14 @@ static bool dec_instr(struct dec *D, const struct ptx_instr *pi, struct dinst *d
 			return false;
 		return true;
 	}
+	return DEC_OTHER;
+}
+
+/* Branches, calls, returns, exit and trap. */
+static int dec_control(struct dec *D, const struct ptx_instr *pi, struct dinst *di, unsigned fw)
+{
+	const char *op = pi->opcode;
+	(void)fw;
 	if (IS("bra") || IS("brx")) {
 		if (IS("brx") || pi->nops < 1 || pi->ops[0].kind != PO_LABEL)
 			return bad(D, "indirect branches are not supported");
@@ -716,6 +757,14 @@ static bool dec_instr(struct dec *D, const struct ptx_instr *pi, struct dinst *d
 		di->op = I_TRAP;
 		return true;
 	}
+	return DEC_OTHER;
+}
+
+/* Barriers and the warp collectives. */
+static int dec_warp(struct dec *D, const struct ptx_instr *pi, struct dinst *di, unsigned fw)
+{
+	const char *op = pi->opcode;
+	(void)fw;
 	if (IS("bar") || IS("barrier")) {
 		if (ptx_has_mod(pi, "warp")) {
 			di->op = I_WARPSYNC;
@@ -789,12 +838,59 @@ static bool dec_instr(struct dec *D, const struct ptx_instr *pi, struct dinst *d
 		di->op = I_ACTIVEMASK;
 		return need(D, pi, 1) && dst(D, &pi->ops[0], &di->d);
 	}
+	return DEC_OTHER;
+}
+
+/* Fences and hints, which run as no-ops. */
+static int dec_hint(struct dec *D, const struct ptx_instr *pi, struct dinst *di, unsigned fw)
+{
+	const char *op = pi->opcode;
+	(void)fw;
+	(void)D;
 	if (IS("membar") || IS("fence") || IS("prefetch") || IS("prefetchu") || IS("nanosleep") ||
 	    IS("pmevent") || IS("brkpt") || IS("griddepcontrol")) {
 		di->op = I_NOP;
 		return true;
 	}
+	return DEC_OTHER;
+}
+
 #undef IS
+
+/* Decodes pi into di: the flags every family reads, then its family's
+ * decoder. */
+static bool dec_instr(struct dec *D, const struct ptx_instr *pi, struct dinst *di)
+{
+	di->t = (uint8_t)pi->type;
+	di->t2 = (uint8_t)pi->type2;
+	di->w = (uint8_t)width_of(pi->type);
+	unsigned r = rnd_of(pi);
+	di->sub = (uint8_t)(r == RNONE ? RN : r);
+	if (ptx_has_mod(pi, "ftz"))
+		di->flags |= DF_FTZ;
+	if (ptx_has_mod(pi, "sat"))
+		di->flags |= DF_SAT;
+	if (ptx_type_is_signed(pi->type))
+		di->flags |= DF_SIGNED;
+	if (pi->type == PT_F64)
+		di->flags |= DF_F64;
+	if (ptx_has_mod(pi, "approx"))
+		di->flags |= DF_APPROX;
+	if (ptx_has_mod(pi, "cc"))
+		di->flags |= DF_CC;
+	if (ptx_has_mod(pi, "NaN"))
+		di->flags |= DF_NAN;
+	unsigned fw = ptx_type_is_float(pi->type) ? di->w : 0;
+
+	static dec_family *const families[] = {
+		dec_move, dec_arith, dec_bits, dec_math, dec_compare,
+		dec_convert, dec_memory, dec_control, dec_warp, dec_hint,
+	};
+	for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) {
+		int k = families[i](D, pi, di, fw);
+		if (k != DEC_OTHER)
+			return k == 1;
+	}
 	return bad(D, "unsupported instruction");
 }
 

@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "interp.h"
+#include "libcommon/ptx/interp.h"
 
 /* Windows of the address space (generic addresses). */
 #define IW_VARS   UINT64_C(0x700000000000)   /* module variables without a buffer */
@@ -28,7 +28,9 @@
 #define NOREG UINT32_MAX
 
 enum iop {
-	/* simple operations (interp-ops.c) */
+	/* simple operations (interp-ops.c), one range per family, each run by
+	 * its own function: moves, integer arithmetic, bit operations, floats,
+	 * comparisons and selections, conversions, memory */
 	I_NOP, I_UNSUPPORTED,
 	I_MOV, I_PACK, I_UNPACK, I_SREG, I_ACTIVEMASK,
 	I_ADD, I_SUB, I_ADDC, I_SUBC, I_MUL_LO, I_MUL_HI, I_MUL_WIDE, I_MAD_LO, I_MAD_HI,

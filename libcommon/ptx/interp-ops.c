@@ -11,7 +11,7 @@
  * and directed rounding modifiers switch the FPU's rounding mode around
  * one operation.
  */
-#include "interp-impl.h"
+#include "libcommon/ptx/interp-impl.h"
 
 #include <fenv.h>
 #include <math.h>
@@ -790,28 +790,12 @@ static uint64_t sreg(struct ictx *c, const struct lane *L, const struct dinst *i
 	}
 }
 
-bool interp_exec(struct ictx *c, struct lane *lanes, const struct dinst *in, uint32_t mask)
+/* Moves: of registers, of vectors packed and unpacked, of special
+ * registers and of the active mask. */
+static bool exec_move(struct ictx *c, struct lane *lanes, const struct dinst *in, uint32_t mask)
 {
-	if (in->guard != NOREG) {
-		uint32_t g = 0;
-		for (uint32_t m_ = mask; m_; m_ &= m_ - 1) {
-			unsigned l = (unsigned)__builtin_ctz(m_);
-			if (((lanes[l].R[in->guard] & 1) != 0) != (in->guard_neg != 0))
-				g |= UINT32_C(1) << l;
-		}
-		mask = g;
-		if (!mask)
-			return true;
-	}
-	unsigned w = in->w;
-	uint64_t wm = wmask(w);
-	bool sgn = (in->flags & DF_SIGNED) != 0;
+	uint64_t wm = wmask(in->w);
 	switch (in->op) {
-	case I_NOP:
-		return true;
-	case I_UNSUPPORTED:
-		return interp_fail(c, INTERP_UNSUPPORTED, in, NULL, "%s",
-		                   (uint64_t)in->imm < c->p->nwhy ? c->p->why[in->imm] : "unsupported");
 	case I_MOV: LANES R[in->d] = R[in->a] & wm; END return true;
 	case I_PACK:
 		LANES
@@ -830,6 +814,18 @@ bool interp_exec(struct ictx *c, struct lane *lanes, const struct dinst *in, uin
 		return true;
 	case I_SREG: LANES R[in->d] = sreg(c, L, in); END return true;
 	case I_ACTIVEMASK: LANES R[in->d] = mask; END return true;
+	default:
+		return interp_fail(c, INTERP_UNSUPPORTED, in, NULL, "internal: not a move");
+	}
+}
+
+/* Integer arithmetic. */
+static bool exec_int(struct ictx *c, struct lane *lanes, const struct dinst *in, uint32_t mask)
+{
+	unsigned w = in->w;
+	uint64_t wm = wmask(w);
+	bool sgn = (in->flags & DF_SIGNED) != 0;
+	switch (in->op) {
 	case I_ADD:
 		if (in->flags & DF_SAT) {
 			LANES
@@ -941,6 +937,18 @@ bool interp_exec(struct ictx *c, struct lane *lanes, const struct dinst *in, uin
 			R[in->d] = (lt != (in->op == I_MAX)) ? a : b;
 		END
 		return true;
+	default:
+		return interp_fail(c, INTERP_UNSUPPORTED, in, NULL, "internal: not an integer op");
+	}
+}
+
+/* Bit operations. */
+static bool exec_bits(struct ictx *c, struct lane *lanes, const struct dinst *in, uint32_t mask)
+{
+	unsigned w = in->w;
+	uint64_t wm = wmask(w);
+	bool sgn = (in->flags & DF_SIGNED) != 0;
+	switch (in->op) {
 	case I_AND: LANES R[in->d] = R[in->a] & R[in->b] & wm; END return true;
 	case I_OR: LANES R[in->d] = (R[in->a] | R[in->b]) & wm; END return true;
 	case I_XOR: LANES R[in->d] = (R[in->a] ^ R[in->b]) & wm; END return true;
@@ -980,6 +988,17 @@ bool interp_exec(struct ictx *c, struct lane *lanes, const struct dinst *in, uin
 			R[in->d] = (in->flags & DF_HI) ? (v >> n) & 0xffffffffu : ((v << n) >> 32) & 0xffffffffu;
 		END
 		return true;
+	default:
+		return interp_fail(c, INTERP_UNSUPPORTED, in, NULL, "internal: not a bit op");
+	}
+}
+
+/* Comparisons and selections. */
+static bool exec_cmp(struct ictx *c, struct lane *lanes, const struct dinst *in, uint32_t mask)
+{
+	unsigned w = in->w;
+	bool sgn = (in->flags & DF_SIGNED) != 0;
+	switch (in->op) {
 	case I_SETP_I: case I_SETP_F: case I_SET_I: case I_SET_F: {
 		bool f = in->op == I_SETP_F || in->op == I_SET_F, f64 = in->flags & DF_F64;
 		bool set = in->op == I_SET_I || in->op == I_SET_F;
@@ -1012,6 +1031,16 @@ bool interp_exec(struct ictx *c, struct lane *lanes, const struct dinst *in, uin
 		return true;
 	case I_SLCT_I: LANES R[in->d] = sext(R[in->c], 32) >= 0 ? R[in->a] : R[in->b]; END return true;
 	case I_SLCT_F: LANES R[in->d] = F(R[in->c]) >= 0.0f ? R[in->a] : R[in->b]; END return true;
+	default:
+		return interp_fail(c, INTERP_UNSUPPORTED, in, NULL, "internal: not a comparison");
+	}
+}
+
+/* Conversions of type and of address space. */
+static bool exec_cvt(struct ictx *c, struct lane *lanes, const struct dinst *in, uint32_t mask)
+{
+	uint64_t wm = wmask(in->w);
+	switch (in->op) {
 	case I_CVT: LANES R[in->d] = cvt(in, R[in->a]); END return true;
 	case I_CVTA:
 		LANES
@@ -1021,11 +1050,44 @@ bool interp_exec(struct ictx *c, struct lane *lanes, const struct dinst *in, uin
 			R[in->d] = a & wm;
 		END
 		return true;
-	case I_LD: case I_ST: case I_LDK: case I_LDP: case I_STP: case I_ATOM:
-		return exec_mem(c, lanes, in, mask);
 	default:
-		if (in->op >= I_FADD && in->op <= I_TESTP)
-			return exec_float(c, lanes, in, mask);
-		return interp_fail(c, INTERP_UNSUPPORTED, in, NULL, "internal: opcode %u", in->op);
+		return interp_fail(c, INTERP_UNSUPPORTED, in, NULL, "internal: not a conversion");
 	}
+}
+
+bool interp_exec(struct ictx *c, struct lane *lanes, const struct dinst *in, uint32_t mask)
+{
+	if (in->guard != NOREG) {
+		uint32_t g = 0;
+		for (uint32_t m_ = mask; m_; m_ &= m_ - 1) {
+			unsigned l = (unsigned)__builtin_ctz(m_);
+			if (((lanes[l].R[in->guard] & 1) != 0) != (in->guard_neg != 0))
+				g |= UINT32_C(1) << l;
+		}
+		mask = g;
+		if (!mask)
+			return true;
+	}
+	/* each family is a range of enum iop (interp-impl.h) */
+	unsigned op = in->op;
+	if (op == I_NOP)
+		return true;
+	if (op == I_UNSUPPORTED)
+		return interp_fail(c, INTERP_UNSUPPORTED, in, NULL, "%s",
+		                   (uint64_t)in->imm < c->p->nwhy ? c->p->why[in->imm] : "unsupported");
+	if (op >= I_MOV && op <= I_ACTIVEMASK)
+		return exec_move(c, lanes, in, mask);
+	if (op >= I_ADD && op <= I_MAX)
+		return exec_int(c, lanes, in, mask);
+	if (op >= I_AND && op <= I_SHF)
+		return exec_bits(c, lanes, in, mask);
+	if (op >= I_FADD && op <= I_TESTP)
+		return exec_float(c, lanes, in, mask);
+	if (op >= I_SETP_I && op <= I_SLCT_F)
+		return exec_cmp(c, lanes, in, mask);
+	if (op == I_CVT || op == I_CVTA)
+		return exec_cvt(c, lanes, in, mask);
+	if (op >= I_LD && op <= I_ATOM)
+		return exec_mem(c, lanes, in, mask);
+	return interp_fail(c, INTERP_UNSUPPORTED, in, NULL, "internal: opcode %u", in->op);
 }

@@ -6,8 +6,8 @@
  * checked memory.  Arithmetic lives in interp-ops.c, decoding in
  * interp-decode.c.
  */
-#include "interp-impl.h"
-#include "deadline.h"
+#include "libcommon/ptx/interp-impl.h"
+#include "libcommon/deadline.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ptx.h"
+#include "libcommon/ptx/ptx.h"
 
 /* The base address of the i-th device buffer of a launch (i < 100). */
 #define INTERP_BUF_BASE(i) (UINT64_C(0x10000000000) * (uint64_t)((i) + 1))

@@ -2,7 +2,7 @@
  * lex.c: the PTX lexer (see lex.h).  Comments and white space are skipped;
  * numbers are converted here so that the parser sees values.
  */
-#include "lex.h"
+#include "libcommon/ptx/lex.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -7,8 +7,8 @@
  * Errors unwind with longjmp to ptx_parse; everything that is not in the
  * arena hangs off struct parser and is freed there on both paths.
  */
-#include "ptx.h"
-#include "lex.h"
+#include "libcommon/ptx/ptx.h"
+#include "libcommon/ptx/lex.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -3,7 +3,7 @@
  * functions, variables, labels and registers, and the printable form of an
  * instruction.  The parser lives in parse.c, the lexer in lex.c.
  */
-#include "ptx.h"
+#include "libcommon/ptx/ptx.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arena.h"
+#include "libcommon/arena.h"
 
 /* Scalar PTX types (.u32, .f32, .pred, .b64, ...). */
 enum ptx_type {

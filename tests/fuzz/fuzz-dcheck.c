@@ -6,8 +6,8 @@
 
 #include <string.h>
 
-#include "axioms.h"
-#include "deadline.h"
+#include "libcommon/axioms.h"
+#include "libcommon/deadline.h"
 #include "../../dcheck/dcheck.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

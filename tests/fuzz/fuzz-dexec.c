@@ -5,7 +5,7 @@
  */
 #include "fuzz.h"
 
-#include "deadline.h"
+#include "libcommon/deadline.h"
 #include "../../dexec/run.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -6,7 +6,7 @@
 
 #include <math.h>
 
-#include "deadline.h"
+#include "libcommon/deadline.h"
 
 #include "../../dreplay/dreplay.h"
 

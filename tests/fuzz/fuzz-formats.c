@@ -8,13 +8,13 @@
 
 #include <string.h>
 
-#include "obligation.h"
-#include "replay.h"
-#include "resolve.h"
-#include "symbolic.h"
-#include "torch.h"
-#include "trace.h"
-#include "verdict.h"
+#include "formats/obligation.h"
+#include "formats/replay.h"
+#include "engine/resolve.h"
+#include "formats/symbolic.h"
+#include "formats/torch.h"
+#include "formats/trace.h"
+#include "formats/verdict.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "ptx/ptx.h"
+#include "libcommon/ptx/ptx.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

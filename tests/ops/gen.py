@@ -5,7 +5,7 @@
 Runs small programs, one or a few aten ops each, on random float64 inputs
 of several shapes and attributes under the recorder (dtrace-cuda/python)
 with every tensor's bytes kept, and writes the trace: test-ops evaluates
-each recorded op with libcommon/ops and compares with the bytes torch
+each recorded op with engine/ops and compares with the bytes torch
 computed.  Float64 makes torch's own rounding negligible against the
 tolerance (1e-5 relative).
 """

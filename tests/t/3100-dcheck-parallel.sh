@@ -105,6 +105,13 @@ test_expect_success '--merge refuses missing, repeated and foreign shards' '
 	grep "plain.ver: not a shard" err
 '
 
+test_expect_success '--merge refuses a shard of more shards than the first, cleanly' '
+	for i in 0 1 2; do dcheck --shard $i/3 equal.sym >e$i.ver; done;
+	dcheck --shard 7/8 equal.sym >far.ver;
+	test_must_fail --status=2 dcheck --merge e0.ver far.ver >out 2>err &&
+	grep "far.ver: a shard of another check" err
+'
+
 test_expect_success 'bad --shard, --jobs, --order and --axioms values are trouble' '
 	test_must_fail --status=2 dcheck --shard 3/3 equal.sym 2>err &&
 	grep "option .--shard.: bad value .3/3." err &&

@@ -1,5 +1,5 @@
 #!/bin/sh
-# dreplay confirms witnesses by slice (dreplay(1), libcommon/slice.h): on
+# dreplay confirms witnesses by slice (dreplay(1), engine/slice.h): on
 # the stencil pair of tests/cases (two launches through an intermediate
 # buffer against one fused kernel with a shared-memory tile) only a few
 # blocks run, and the location's values are those of the whole run;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The program pairs of tests/cases/ with atomics (dexec/atomic.c,
-# libcommon/resolve-atomic.c): block sums with atomicAdd in global and in
+# engine/resolve-atomic.c): block sums with atomicAdd in global and in
 # shared memory, a float atomicMax through the compare-and-swap loop, a
 # wrong index, a used atomic result (unsupported), and an accumulator
 # never zeroed, whose sums read memory no one wrote ("uninit").  Plain

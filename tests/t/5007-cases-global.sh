@@ -1,7 +1,7 @@
 #!/bin/sh
 # The program pairs of tests/cases/ whose kernels load global memory that
 # other threads of the same launch store to (dexec/gread.c,
-# libcommon/resolve-global.c): partial sums read back by thread 0 after a
+# engine/resolve-global.c): partial sums read back by thread 0 after a
 # barrier, a tree reduction in global memory, the mirrored element of a
 # block read after a barrier, a work buffer doubled in place, a thread's
 # own store read back through another address, a scratch buffer filled by

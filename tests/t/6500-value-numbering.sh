@@ -1,5 +1,5 @@
 #!/bin/sh
-# Value numbering (dcheck, libcommon/vnum.c): an output whose two
+# Value numbering (dcheck, engine/vnum.c): an output whose two
 # programs compute it by the same ops on the same inputs (after the exact
 # normalisations of vnum.h: layouts, in-place forms, linear as addmm over
 # the transposed weight) is equal at every location, one equal-output

@@ -1,6 +1,6 @@
 /*
  * dx-harness.h: running dexec's executor in a unit test: dexec's files
- * (not in libdirigo.a) compiled in, an obligation built in memory with
+ * (in no archive) compiled in, an obligation built in memory with
  * pointer and scalar arguments, fixtures read from tests/fixtures, and
  * helpers to evaluate domains and addresses at concrete threads.  Used by
  * every test-exec*.c and test-rollup.c (include it once, first); a new

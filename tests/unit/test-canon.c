@@ -1,5 +1,5 @@
 /*
- * test-canon.c: the canonical form of libcommon/canon.c: equal multisets
+ * test-canon.c: the canonical form of engine/canon.c: equal multisets
  * in other associations and orders, coefficients, distribution of
  * constants, products and quotients, max/min flattening and idempotence,
  * -inf and +inf, ite as max/min, what must not become equal, the step
@@ -11,8 +11,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "axioms.h"
-#include "canon.h"
+#include "libcommon/axioms.h"
+#include "engine/canon.h"
 #include "tap.h"
 
 static struct ectx *cx;

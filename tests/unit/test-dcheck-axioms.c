@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "axioms.h"
+#include "libcommon/axioms.h"
 #include "tap.h"
 
 static struct ectx *cx;

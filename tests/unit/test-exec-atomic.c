@@ -8,7 +8,7 @@
  * atomics on one location carry their barrier epochs; the mixes that
  * nothing orders are global-race and shared-race findings.
  *
- * dexec's files are not in libdirigo.a, so they are compiled in here.
+ * dexec's files are in no archive, so they are compiled in here.
  */
 #include "dx-harness.h"
 

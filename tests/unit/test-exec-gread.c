@@ -9,7 +9,7 @@
  * value another thread may have stored, used as an address, is
  * unsupported.  The record's "reads" survive a write and a read.
  *
- * dexec's files are not in libdirigo.a, so they are compiled in here.
+ * dexec's files are in no archive, so they are compiled in here.
  */
 #include "dx-harness.h"
 

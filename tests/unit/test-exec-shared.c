@@ -5,7 +5,7 @@
  * shuffle lanes, shared out-of-bounds and uninitialised reads), on the
  * running example's fixture and on PTX snippets.
  *
- * dexec's files are not in libdirigo.a, so they are compiled in here.
+ * dexec's files are in no archive, so they are compiled in here.
  */
 #include "dx-harness.h"
 

@@ -3,7 +3,7 @@
  * (domains and addresses checked at concrete threads, values by
  * structure), findings, unsupported launches, budgets and speed.
  *
- * dexec's files are not in libdirigo.a, so they are compiled in here.
+ * dexec's files are in no archive, so they are compiled in here.
  */
 #include "dx-harness.h"
 

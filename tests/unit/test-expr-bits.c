@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "expr.h"
+#include "libcommon/expr.h"
 #include "tap.h"
 
 static const float samples[] = {

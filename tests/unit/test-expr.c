@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "expr.h"
+#include "libcommon/expr.h"
 #include "tap.h"
 
 static uint64_t rng = 0x243f6a8885a308d3ull;

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <zstd.h>
 
-#include "fatbin.h"
+#include "libcommon/fatbin.h"
 #include "tap.h"
 
 #define ENTRY_HEADER 72

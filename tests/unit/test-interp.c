@@ -9,10 +9,10 @@
  *
  * Run from the top of the tree (or set $DIRIGO_FIXTURES).
  */
-#include "deadline.h"
+#include "libcommon/deadline.h"
 #include "tap.h"
-#include "ptx/ptx.h"
-#include "ptx/interp.h"
+#include "libcommon/ptx/ptx.h"
+#include "libcommon/ptx/interp.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /*
- * test-ops.c: the torch op semantics (libcommon/ops) against torch.
+ * test-ops.c: the torch op semantics (engine/ops) against torch.
  *
  * tests/ops/gen.py runs small programs under the recorder in float64 with
  * every tensor's bytes kept; for each recorded op this test binds the call,
@@ -16,12 +16,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "arena.h"
-#include "expr.h"
-#include "ops/ops.h"
-#include "stream.h"
+#include "libcommon/arena.h"
+#include "libcommon/expr.h"
+#include "engine/ops/ops.h"
+#include "libcommon/stream.h"
 #include "tap.h"
-#include "torch.h"
+#include "formats/torch.h"
 
 #define MAXT 8192
 

@@ -3,8 +3,8 @@
  */
 #include "tap.h"
 
-#include "diag.h"
-#include "opt.h"
+#include "libcommon/diag.h"
+#include "libcommon/opt.h"
 
 #include <math.h>
 #include <setjmp.h>

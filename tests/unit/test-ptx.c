@@ -8,7 +8,7 @@
  * from $DIRIGO_FIXTURES).
  */
 #include "tap.h"
-#include "ptx/ptx.h"
+#include "libcommon/ptx/ptx.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -7,8 +7,8 @@
  * refusal, with nothing written, of a record that names a value outside
  * the map or a type it does not know.
  */
-#include "diag.h"
-#include "symbolic.h"
+#include "libcommon/diag.h"
+#include "formats/symbolic.h"
 #include "tap.h"
 
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * test-replay.c: unit tests of libcommon/replay (concrete execution of one
+ * test-replay.c: unit tests of engine/concrete.c (concrete execution of one
  * program of an obligation): a small obligation built in C around the
  * saxpy fixture (inputs, a launch, a copy, a memset, outputs that read a
  * value after its buffer was overwritten) and a launch that faults.
@@ -7,7 +7,7 @@
  * Run from the top of the tree (or set $DIRIGO_FIXTURES).
  */
 #include "tap.h"
-#include "concrete.h"
+#include "engine/concrete.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /*
  * test-resolve-atomic.c: back-projection through plain stores and atomics
- * on one location (libcommon/resolve-atomic.c), on write sets built by
+ * on one location (engine/resolve-atomic.c), on write sets built by
  * hand: global memory ordered by the barrier epochs of one block, the
  * races of a mix across blocks or within one epoch, one thread's stores
  * and atomics in program order, the contents before the launch only
@@ -9,8 +9,8 @@
  * stores and atomics in several epochs, and an atomic racing with the
  * store of its epoch.
  */
-#include "resolve.h"
-#include "diag.h"
+#include "engine/resolve.h"
+#include "libcommon/diag.h"
 #include "tap.h"
 
 #include <string.h>

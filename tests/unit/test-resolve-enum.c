@@ -1,6 +1,6 @@
 /*
  * test-resolve-enum.c: inverting writes by enumeration tables
- * (libcommon/resolve-enum.c) on write sets built by hand, with no solver
+ * (engine/resolve-enum.c) on write sets built by hand, with no solver
  * at all: a global store to element t ^ 1, domains, races, stores that
  * overlap a read, a grid too large to enumerate, a write no thread
  * performs; shared tiles stored at sA[i / 16][i % 16] (padded rows) by a
@@ -8,9 +8,9 @@
  * older store of another size under it no longer matters.  A table left
  * unfinished at the deadline is not kept.
  */
-#include "resolve.h"
-#include "deadline.h"
-#include "diag.h"
+#include "engine/resolve.h"
+#include "libcommon/deadline.h"
+#include "libcommon/diag.h"
 #include "tap.h"
 
 #include <string.h>

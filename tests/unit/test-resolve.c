@@ -1,5 +1,5 @@
 /*
- * test-resolve.c: back-projection (libcommon/resolve.c) on obligations and
+ * test-resolve.c: back-projection (engine/resolve.c) on obligations and
  * write sets built by hand: elementwise kernels, partial writes over a
  * memset, a two-launch chain, copies, uninitialised reads, races, element
  * size mismatches, a non-affine address (solver path), global reads of
@@ -9,10 +9,10 @@
  * addresses (inverted by tables), affine views through division by
  * constants and the deadline.
  */
-#include "resolve.h"
-#include "resolve-impl.h"
-#include "deadline.h"
-#include "diag.h"
+#include "engine/resolve.h"
+#include "engine/resolve-impl.h"
+#include "libcommon/deadline.h"
+#include "libcommon/diag.h"
 #include "tap.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 /*
- * test-slice.c: slices for replay (libcommon/resolve-slice.c, slice.h)
+ * test-slice.c: slices for replay (engine/resolve-slice.c, slice.h)
  * and the validity maps they run with (vbits.h).
  *
  * Without arguments: plans over obligations and write sets built by hand
@@ -16,12 +16,12 @@
  * planned or does not hold (the run stopped reading bytes not computed)
  * is counted as a fallback; with --strict a fallback fails too.
  */
-#include "concrete.h"
-#include "diag.h"
-#include "slice.h"
+#include "engine/concrete.h"
+#include "libcommon/diag.h"
+#include "engine/slice.h"
 #include "tap.h"
-#include "verdict.h"
-#include "vbits.h"
+#include "formats/verdict.h"
+#include "engine/vbits.h"
 
 #include <stdlib.h>
 #include <string.h>

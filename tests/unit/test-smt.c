@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "deadline.h"
-#include "expr.h"
-#include "exprs.h"
-#include "smt.h"
-#include "stream.h"
+#include "libcommon/deadline.h"
+#include "libcommon/expr.h"
+#include "formats/exprs.h"
+#include "libcommon/smt.h"
+#include "libcommon/stream.h"
 #include "tap.h"
 
 static double now_ms(void)

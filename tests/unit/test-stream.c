@@ -3,8 +3,8 @@
  */
 #include "tap.h"
 
-#include "diag.h"
-#include "stream.h"
+#include "libcommon/diag.h"
+#include "libcommon/stream.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * test-vnum.c: value numbering (libcommon/vnum.c) on obligations built by
+ * test-vnum.c: value numbering (engine/vnum.c) on obligations built by
  * hand: a softmax of a shared input in both programs is one number; a
  * softmax along another dim, or over uninitialised memory, or read
  * through a transposed view, is not; a whole-buffer copy keeps the
@@ -7,9 +7,9 @@
  */
 #include <string.h>
 
-#include "obligation.h"
+#include "formats/obligation.h"
 #include "tap.h"
-#include "vnum.h"
+#include "engine/vnum.h"
 
 static struct torch_arg args[2][3];
 static uint32_t outs[2][1];

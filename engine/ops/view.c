@@ -1,0 +1,406 @@
+/*
+ * view.c: ops that only move elements: views (view, reshape, permute,
+ * transpose, expand, slice, select, squeeze, unsqueeze, ...) and copies
+ * (clone, contiguous, detach, _to_copy, copy_), and cat, which lays its
+ * operands one after the other along a dimension.  Their results are also
+ * described by the tensor records' geometry; these formulas say the same
+ * over the operand's logical (row-major) elements.
+ *
+ * Attributes: opnd[0] self (copy_: src; cat: the first operand); kind;
+ * v[0] permutation / i[0..2] dim, start, step / index; cat: i[0] dim,
+ * v[0][j] where operand j starts along it (nv[0] operands); stack: i[0]
+ * the new dim; split: i[0] dim, i[1] split size, result r the chunk
+ * from r * i[1].
+ */
+#include "engine/ops/ops-impl.h"
+
+#include <string.h>
+
+enum { V_SAME, V_PERMUTE, V_TRANSPOSE, V_T, V_EXPAND, V_SLICE, V_SELECT, V_COPY, V_REPEAT, V_CAT, V_STACK, V_SPLIT };
+
+#define VW(n, k) { "aten::" n, view_bind, view_elem, k, true }
+const struct op_def view_defs[] = {
+	VW("view", V_SAME), VW("reshape", V_SAME), VW("_reshape_alias", V_SAME),
+	VW("_unsafe_view", V_SAME), VW("flatten.using_ints", V_SAME), VW("unsqueeze", V_SAME),
+	VW("squeeze", V_SAME), VW("squeeze.dim", V_SAME), VW("squeeze.dims", V_SAME),
+	VW("clone", V_SAME), VW("contiguous", V_SAME), VW("detach", V_SAME), VW("alias", V_SAME),
+	VW("lift_fresh", V_SAME), VW("lift_fresh_copy", V_SAME), VW("_to_copy", V_SAME),
+	VW("to.dtype", V_SAME), VW("view_as", V_SAME), VW("reshape_as", V_SAME),
+	VW("permute", V_PERMUTE), VW("transpose.int", V_TRANSPOSE), VW("t", V_T),
+	VW("expand", V_EXPAND), VW("expand_as", V_EXPAND), VW("slice.Tensor", V_SLICE),
+	VW("select.int", V_SELECT), VW("copy", V_COPY), VW("repeat", V_REPEAT), VW("cat", V_CAT),
+	VW("concat", V_CAT), VW("stack", V_STACK), VW("split.Tensor", V_SPLIT),
+	VW("unsafe_split.Tensor", V_SPLIT),
+	{ NULL, NULL, NULL, 0, false }
+};
+
+bool op_is_copy(const struct op_inst *in, unsigned r, unsigned *opnd)
+{
+	/* copy_ binds as an expansion of its source to self's shape */
+	if (in->def->bind != view_bind || r >= in->nres || in->res_formula[r] != 0 ||
+	    (in->at.kind != V_SAME && in->at.kind != V_EXPAND) || in->at.opnd[0] < 0)
+		return false;
+	unsigned k = (unsigned)in->at.opnd[0];
+	const struct op_shape *x = &in->in[k], *y = &in->res[r];
+	if (op_shape_numel(x) != op_shape_numel(y))
+		return false;
+	/* an expansion keeps the order only to the same shape */
+	if (in->at.kind == V_EXPAND && (x->ndim != y->ndim ||
+	                                memcmp(x->dim, y->dim, x->ndim * sizeof *x->dim) != 0))
+		return false;
+	*opnd = k;
+	return true;
+}
+
+/* cat: the tensors of argument 'tensors' along 'dim'; 1-d empty ones are
+ * skipped, as torch does. */
+static bool cat_bind(struct bind *b, bool stack)
+{
+	struct op_inst *in = b->in;
+	struct op_attrs *at = &in->at;
+	const struct torch_arg *g = b_arg(b, "tensors");
+	if (!g || g->kind != TARG_TENSORS || in->nin == 0)
+		return bind_fail(b, "no tensors to concatenate");
+	if (in->nin > OP_MAX_DIMS)
+		return bind_fail(b, "more than %d tensors", OP_MAX_DIMS);
+	int first = -1;
+	for (unsigned j = 0; j < in->nin && first < 0; j++)
+		if (!(in->in[j].ndim == 1 && in->in[j].dim[0] == 0))
+			first = (int)j;
+	if (first < 0)
+		return bind_fail(b, "only empty tensors");
+	struct op_shape r = in->in[first];
+	if (stack) {
+		/* stack: every operand of one shape, along a new dim */
+		int d = dim_wrap(b_int(b, "dim", 0), r.ndim + 1);
+		if (d < 0 || r.ndim + 1 > OP_MAX_DIMS)
+			return bind_fail(b, "bad dim");
+		for (unsigned j = 0; j < in->nin; j++)
+			if (in->in[j].ndim != r.ndim ||
+			    memcmp(in->in[j].dim, r.dim, r.ndim * sizeof *r.dim) != 0)
+				return bind_fail(b, "tensor %u has another shape", j);
+		at->i[0] = d;
+		at->opnd[0] = 0;
+		for (unsigned i = r.ndim; i > (unsigned)d; i--)
+			r.dim[i] = r.dim[i - 1];
+		r.dim[d] = in->nin;
+		r.ndim++;
+		in->nres = 1;
+		in->res[0] = r;
+		in->res_formula[0] = 0;
+		return true;
+	}
+	int d = dim_wrap(b_int(b, "dim", 0), r.ndim);
+	if (d < 0)
+		return bind_fail(b, "bad dim");
+	at->i[0] = d;
+	at->opnd[0] = first;
+	r.dim[d] = 0;
+	for (unsigned j = 0; j < in->nin; j++) {
+		const struct op_shape *x = &in->in[j];
+		at->v[0][j] = r.dim[d];
+		if (x->ndim == 1 && x->dim[0] == 0)
+			continue;
+		if (x->ndim != r.ndim)
+			return bind_fail(b, "tensor %u has %u dims, not %u", j, x->ndim, r.ndim);
+		for (unsigned i = 0; i < r.ndim; i++)
+			if ((int)i != d && x->dim[i] != r.dim[i])
+				return bind_fail(b, "tensor %u: dim %u is %lld, not %lld", j, i,
+				                 (long long)x->dim[i], (long long)r.dim[i]);
+		r.dim[d] += x->dim[d];
+	}
+	at->nv[0] = in->nin;
+	in->nres = 1;
+	in->res[0] = r;
+	in->res_formula[0] = 0;
+	return true;
+}
+
+/* The result shape of a view that keeps the elements' order (view,
+ * reshape, squeeze, unsqueeze, flatten, ...): the size the call asked
+ * for, where it gives one, else x kept, squeezed or unsqueezed; the
+ * element count must stay. */
+static bool reshape_bind(struct bind *b, const struct op_shape *x, struct op_shape *r)
+{
+	const char *name = b->call->op;
+	int64_t v[OP_MAX_DIMS];
+	unsigned n;
+	n = b_ints(b, "size", v, OP_MAX_DIMS);
+	if (!n)
+		n = b_ints(b, "shape", v, OP_MAX_DIMS);
+	int64_t known = 1, total = (int64_t)op_shape_numel(x);
+	int infer = -1;
+	if (n || b_arg(b, "size") || b_arg(b, "shape")) {
+		r->ndim = n;
+		for (unsigned i = 0; i < n; i++) {
+			r->dim[i] = v[i];
+			if (v[i] == -1)
+				infer = (int)i;
+			else
+				known *= v[i];
+		}
+		if (infer >= 0)
+			r->dim[infer] = known ? total / known : 0;
+	} else if (strstr(name, "unsqueeze")) {
+		int d = dim_wrap(b_int(b, "dim", 0), x->ndim + 1);
+		if (d < 0 || x->ndim + 1 > OP_MAX_DIMS)
+			return bind_fail(b, "bad dim");
+		r->ndim = x->ndim + 1;
+		for (unsigned i = 0, j = 0; i < r->ndim; i++)
+			r->dim[i] = (int)i == d ? 1 : x->dim[j++];
+	} else if (strstr(name, "squeeze")) {
+		n = b_ints(b, "dim", v, OP_MAX_DIMS);
+		uint64_t mask = 0;
+		for (unsigned i = 0; i < n; i++)
+			if (dim_wrap(v[i], x->ndim) >= 0)
+				mask |= 1ull << dim_wrap(v[i], x->ndim);
+		r->ndim = 0;
+		for (unsigned i = 0; i < x->ndim; i++)
+			if (!(x->dim[i] == 1 && (!n || (mask >> i & 1))))
+				r->dim[r->ndim++] = x->dim[i];
+	} else if (strstr(name, "flatten")) {
+		int s = dim_wrap(b_int(b, "start_dim", 0), x->ndim);
+		int e = dim_wrap(b_int(b, "end_dim", -1), x->ndim);
+		if (s < 0 || e < s)
+			return bind_fail(b, "bad dims");
+		r->ndim = 0;
+		for (int i = 0; i < (int)x->ndim; i++) {
+			if (i <= s || i > e)
+				r->dim[r->ndim++] = x->dim[i];
+			else
+				r->dim[r->ndim - 1] *= x->dim[i];
+		}
+	} else if (b_opnd(b, "other") >= 0) {
+		*r = b->in->in[b_opnd(b, "other")];
+	}
+	if (op_shape_numel(r) != op_shape_numel(x))
+		return bind_fail(b, "element counts differ");
+	return true;
+}
+
+/* slice(dim, start, end, step): start and end clamped into the dim as
+ * torch does; attributes i[0..2] = dim, start, step. */
+static bool slice_bind(struct bind *b, const struct op_shape *x, struct op_shape *r)
+{
+	int d = dim_wrap(b_int(b, "dim", 0), x->ndim);
+	if (d < 0)
+		return bind_fail(b, "bad dim");
+	int64_t L = x->dim[d];
+	int64_t st = b_int(b, "start", 0), en = b_int(b, "end", INT64_MAX), step = b_int(b, "step", 1);
+	if (st < 0)
+		st += L;
+	if (en < 0)
+		en += L;
+	st = st < 0 ? 0 : st > L ? L : st;
+	en = en < st ? st : en > L ? L : en;
+	if (step < 1)
+		return bind_fail(b, "step %lld", (long long)step);
+	b->in->at.i[0] = d;
+	b->in->at.i[1] = st;
+	b->in->at.i[2] = step;
+	r->dim[d] = (en - st + step - 1) / step;
+	return true;
+}
+
+/* select(dim, index): the dim dropped; attributes i[0], i[1] = dim,
+ * index. */
+static bool select_bind(struct bind *b, const struct op_shape *x, struct op_shape *r)
+{
+	int d = dim_wrap(b_int(b, "dim", 0), x->ndim);
+	if (d < 0)
+		return bind_fail(b, "bad dim");
+	int64_t i = b_int(b, "index", 0);
+	if (i < 0)
+		i += x->dim[d];
+	if (i < 0 || i >= x->dim[d])
+		return bind_fail(b, "index out of range");
+	b->in->at.i[0] = d;
+	b->in->at.i[1] = i;
+	r->ndim = 0;
+	for (unsigned j = 0; j < x->ndim; j++)
+		if ((int)j != d)
+			r->dim[r->ndim++] = x->dim[j];
+	return true;
+}
+
+/* split(split_size, dim): one result per chunk, the last one shorter;
+ * attributes i[0], i[1] = dim, split_size. */
+static bool split_bind(struct bind *b, const struct op_shape *x)
+{
+	struct op_inst *in = b->in;
+	struct op_attrs *at = &in->at;
+	int d = dim_wrap(b_int(b, "dim", 0), x->ndim);
+	int64_t size = b_int(b, "split_size", 0);
+	if (d < 0 || size < 1)
+		return bind_fail(b, "bad dim or split_size");
+	int64_t n = (x->dim[d] + size - 1) / size;
+	if (n > OP_MAX_RESULTS)
+		return bind_fail(b, "more than %d chunks", OP_MAX_RESULTS);
+	at->i[0] = d;
+	at->i[1] = size;
+	in->nres = (unsigned)(n ? n : 1);
+	for (int64_t c = 0; c < n; c++) {
+		in->res[c] = *x;
+		in->res[c].dim[d] = c + 1 < n ? size : x->dim[d] - c * size;
+		in->res_formula[c] = (int)c;
+	}
+	return true;
+}
+
+/* Binds a view op of the given kind: its operand, result shape and
+ * attributes. */
+bool view_bind(struct bind *b, int kind)
+{
+	struct op_inst *in = b->in;
+	struct op_attrs *at = &in->at;
+	at->kind = kind;
+	if (kind == V_CAT || kind == V_STACK)
+		return cat_bind(b, kind == V_STACK);
+	at->opnd[0] = b_opnd(b, kind == V_COPY ? "src" : "self");
+	if (at->opnd[0] < 0)
+		return bind_fail(b, "no tensor operand");
+	const struct op_shape *x = &in->in[at->opnd[0]];
+	struct op_shape r = *x;
+	int64_t v[OP_MAX_DIMS];
+	unsigned n;
+	switch (kind) {
+	case V_SAME:
+		if (!reshape_bind(b, x, &r))
+			return false;
+		break;
+	case V_PERMUTE:
+		n = b_ints(b, "dims", at->v[0], OP_MAX_DIMS);
+		if (n != x->ndim)
+			return bind_fail(b, "permutation of %u dims for %u", n, x->ndim);
+		for (unsigned i = 0; i < n; i++) {
+			int d = dim_wrap(at->v[0][i], x->ndim);
+			if (d < 0)
+				return bind_fail(b, "bad dims");
+			at->v[0][i] = d;
+			r.dim[i] = x->dim[d];
+		}
+		break;
+	case V_TRANSPOSE: case V_T: {
+		int d0 = x->ndim < 2 ? 0 : kind == V_T ? 0 : dim_wrap(b_int(b, "dim0", 0), x->ndim);
+		int d1 = x->ndim < 2 ? 0 : kind == V_T ? 1 : dim_wrap(b_int(b, "dim1", 0), x->ndim);
+		if (d0 < 0 || d1 < 0)
+			return bind_fail(b, "bad dims");
+		for (unsigned i = 0; i < x->ndim; i++)
+			at->v[0][i] = i;
+		at->v[0][d0] = d1;
+		at->v[0][d1] = d0;
+		r.dim[d0] = x->dim[d1];
+		r.dim[d1] = x->dim[d0];
+		at->kind = V_PERMUTE;
+		break;
+	}
+	case V_EXPAND:
+		n = b_ints(b, "size", v, OP_MAX_DIMS);
+		if (!n && b_opnd(b, "other") >= 0) {
+			r = in->in[b_opnd(b, "other")];
+			break;
+		}
+		if (n < x->ndim)
+			return bind_fail(b, "fewer sizes than dims");
+		r.ndim = n;
+		for (unsigned i = 0; i < n; i++) {
+			int64_t xd = i < n - x->ndim ? 1 : x->dim[i - (n - x->ndim)];
+			r.dim[i] = v[i] == -1 ? xd : v[i];
+			if (xd != 1 && xd != r.dim[i])
+				return bind_fail(b, "cannot expand");
+		}
+		break;
+	case V_SLICE:
+		if (!slice_bind(b, x, &r))
+			return false;
+		break;
+	case V_SELECT:
+		if (!select_bind(b, x, &r))
+			return false;
+		break;
+	case V_REPEAT:
+		n = b_ints(b, "repeats", v, OP_MAX_DIMS);
+		if (n < x->ndim)
+			return bind_fail(b, "fewer repeats than dims");
+		r.ndim = n;
+		for (unsigned i = 0; i < n; i++)
+			r.dim[i] = v[i] * (i < n - x->ndim ? 1 : x->dim[i - (n - x->ndim)]);
+		break;
+	case V_SPLIT:
+		return split_bind(b, x);
+	case V_COPY: {
+		int self = b_opnd(b, "self");
+		if (self < 0)
+			return bind_fail(b, "no tensor 'self'");
+		r = in->in[self];
+		struct op_shape t;
+		if (!shape_bcast(x, &r, &t) || t.ndim != r.ndim)
+			return bind_fail(b, "src does not broadcast to self");
+		at->kind = V_EXPAND;
+		break;
+	}
+	}
+	in->nres = 1;
+	in->res[0] = r;
+	in->res_formula[0] = 0;
+	return true;
+}
+
+V view_elem(struct alg *A, unsigned r, const int64_t *idx)
+{
+	const struct op_inst *in = A->in;
+	const struct op_attrs *at = &in->at;
+	const struct op_shape *x = &in->in[at->opnd[0]];
+	unsigned k = (unsigned)at->opnd[0];
+	int64_t xi[OP_MAX_DIMS];
+	(void)r;
+	switch (at->kind) {
+	case V_PERMUTE:
+		for (unsigned i = 0; i < x->ndim; i++)
+			xi[at->v[0][i]] = idx[i];
+		return a_in(A, k, ix_ravel(xi, x));
+	case V_EXPAND:
+		return a_in(A, k, ix_bcast(idx, in->res[0].ndim, x));
+	case V_STACK: {
+		int d = (int)at->i[0];
+		const struct op_shape *y = &in->in[idx[d]];
+		for (unsigned i = 0, j = 0; i < y->ndim + 1; i++)
+			if ((int)i != d)
+				xi[j++] = idx[i];
+		return a_in(A, (unsigned)idx[d], ix_ravel(xi, y));
+	}
+	case V_SPLIT:
+		for (unsigned i = 0; i < x->ndim; i++)
+			xi[i] = idx[i];
+		xi[at->i[0]] += (int64_t)r * at->i[1];
+		return a_in(A, k, ix_ravel(xi, x));
+	case V_CAT: {
+		int d = (int)at->i[0];
+		unsigned j = in->nin - 1;
+		while (j > 0 && idx[d] < at->v[0][j])
+			j--;
+		const struct op_shape *y = &in->in[j];
+		for (unsigned i = 0; i < y->ndim; i++)
+			xi[i] = idx[i];
+		xi[d] = idx[d] - at->v[0][j];
+		return a_in(A, j, ix_ravel(xi, y));
+	}
+	case V_SLICE:
+		for (unsigned i = 0; i < x->ndim; i++)
+			xi[i] = idx[i];
+		xi[at->i[0]] = at->i[1] + idx[at->i[0]] * at->i[2];
+		return a_in(A, k, ix_ravel(xi, x));
+	case V_REPEAT: {
+		unsigned lead = in->res[0].ndim - x->ndim;
+		for (unsigned i = 0; i < x->ndim; i++)
+			xi[i] = idx[lead + i] % x->dim[i];
+		return a_in(A, k, ix_ravel(xi, x));
+	}
+	case V_SELECT:
+		for (unsigned i = 0, j = 0; i < x->ndim; i++)
+			xi[i] = (int64_t)i == at->i[0] ? at->i[1] : idx[j++];
+		return a_in(A, k, ix_ravel(xi, x));
+	default:
+		return a_in(A, k, ix_ravel(idx, &in->res[0]));
+	}
+}
