@@ -234,6 +234,53 @@ static int branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_ins
 	return STEP_NEXT;
 }
 
+/* An access whose address register holds a select between two addresses
+ * on a condition over tid/ctaid only (nvcc compiles `k < n ? x[i] : y[j]`
+ * to a selp of the two pointers and one load): the bundle splits on the
+ * condition as on a branch, each half with the register set to its own
+ * arm, and the access runs again in each half.  Addresses stay exact: in
+ * a half, the select equals that arm for every thread.  Returns 1 when
+ * the bundle changed (step it again), 0 when there is nothing to split,
+ * -1 to stop. */
+static int split_address(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in)
+{
+	for (unsigned i = 0; i < in->nops; i++) {
+		const struct ptx_operand *op = &in->ops[i];
+		if (op->kind != PO_ADDR || op->base_is_sym || op->reg < 0 || (unsigned)op->reg >= L->fn->nregs)
+			continue;
+		const struct expr *v = b->regs[op->reg];
+		if (!v || v->op != EOP_ITE)
+			return 0;
+		const struct expr *c = v->args[0];
+		if (e_has_data(c) || e_has_opaque(c) || e_has_undef(c))
+			return 0;    /* not a set of threads: resolve() says why */
+		const struct expr *taken = e_and(L->cx, b->dom, c);
+		const struct expr *fall = e_and(L->cx, b->dom, e_not(L->cx, c));
+		enum smt_result rt = dx_sat(L, taken, NULL, NULL), rf = dx_sat(L, fall, NULL, NULL);
+		if (L->timeout)
+			return -1;
+		bool st = rt != SMT_UNSAT, sf = rf != SMT_UNSAT;
+		if (st && sf) {
+			struct dx_bundle *nb = bundle_new(L, b);
+			if (!nb)
+				return -1;
+			nb->dom = fall;
+			nb->regs[op->reg] = v->args[2];
+			VEC_PUSH(L->work, nb);
+			b->dom = taken;
+			b->regs[op->reg] = v->args[1];
+		} else if (st) {
+			b->regs[op->reg] = v->args[1];
+		} else if (sf) {
+			b->regs[op->reg] = v->args[2];
+		} else {
+			return 0;    /* no thread left (cannot happen for a live bundle) */
+		}
+		return 1;
+	}
+	return 0;
+}
+
 /* Executes instruction in under guard g by running it unguarded and
  * merging every register it changed with its old value. */
 static int guarded(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
@@ -302,6 +349,12 @@ static int step(struct dx_launch *L, struct dx_bundle *b)
 		return STEP_STOP;
 	}
 	int r;
+	if (op == DO_LD || op == DO_LDU || op == DO_ST || op == DO_ATOM || op == DO_RED) {
+		if ((r = split_address(L, b, in)) < 0)
+			return STEP_STOP;
+		if (r > 0)
+			return STEP_NEXT;     /* the same instruction, on the narrowed bundle */
+	}
 	switch (op) {
 	case DO_RET:
 	case DO_EXIT:

@@ -264,20 +264,26 @@ static int bounds(struct dx_launch *L, const struct ptx_instr *in, const struct 
 
 /* How a load at offset d (bv64, not constant) from an earlier store of
  * the bundle relates to it for the threads of dom: 0 never overlapping, 1
- * the same offset for all, -1 otherwise (unsupported). */
+ * the same offset for all, 2 the same offset for the threads where they
+ * overlap at all and disjoint for the others (a row written element by
+ * element and read back as float4: the thread of column c meets its own
+ * store only at c's element), -1 otherwise (unsupported; -2 when soft). */
 static int alias(struct dx_launch *L, const struct ptx_instr *in, const struct expr *dom,
                  const struct expr *d, unsigned size, unsigned ssize, bool soft)
 {
 	struct ectx *cx = L->cx;
 	const struct expr *lo = e_op2(cx, EOP_SLT, e_bv(cx, -(uint64_t)size, 64), d);
 	const struct expr *hi = e_op2(cx, EOP_SLT, d, e_bv(cx, ssize, 64));
-	enum smt_result r = dx_sat(L, e_and(cx, dom, e_and(cx, lo, hi)), NULL, NULL);
+	const struct expr *overlap = e_and(cx, dom, e_and(cx, lo, hi));
+	enum smt_result r = dx_sat(L, overlap, NULL, NULL);
 	if (r == SMT_UNSAT)
 		return 0;
 	if (size == ssize && r == SMT_SAT) {
 		const struct expr *ne = e_not(cx, e_op2(cx, EOP_EQ, d, e_bv(cx, 0, 64)));
 		if (dx_sat(L, e_and(cx, dom, ne), NULL, NULL) == SMT_UNSAT)
 			return 1;
+		if (dx_sat(L, e_and(cx, overlap, ne), NULL, NULL) == SMT_UNSAT)
+			return 2;
 	}
 	if (soft)
 		return -2;
@@ -329,6 +335,7 @@ static int forward(struct dx_launch *L, const struct ptx_instr *in, const struct
 		if (s->vin != vin || !s->val)
 			continue;
 		const struct expr *d = e_op2(cx, EOP_SUB, off, s->off);
+		const struct expr *when = s->guard;     /* the threads s answers for; NULL: all */
 		if (d->op != EOP_BV) {
 			int a = alias(L, in, dom, d, size, s->size, soft);
 			if (a == -2)
@@ -337,7 +344,12 @@ static int forward(struct dx_launch *L, const struct ptx_instr *in, const struct
 				return -1;
 			if (a == 0)
 				continue;
-			d = e_bv(cx, 0, 64);    /* the same offset for every thread */
+			if (a == 2) {
+				/* s answers where the offsets are equal, older stores elsewhere */
+				const struct expr *eq = e_op2(cx, EOP_EQ, d, e_bv(cx, 0, 64));
+				when = when ? e_and(cx, when, eq) : eq;
+			}
+			d = e_bv(cx, 0, 64);    /* the same offset for every thread it answers for */
 		}
 		int64_t k = (int64_t)d->u;
 		if (k >= (int64_t)s->size || -k >= (int64_t)size)
@@ -352,14 +364,14 @@ static int forward(struct dx_launch *L, const struct ptx_instr *in, const struct
 		const struct expr *v = dx_coerce(L, in, s->val, etype_sort(et));
 		if (!v)
 			return -1;
-		if (s->guard) {
+		if (when) {
 			const struct expr *older;
 			int r = forward(L, in, dom, s->next, vin, off, size, et, miss, &older, soft);
 			if (r != 0)
 				return r;
 			if (!older)
 				older = miss;
-			v = e_ite(cx, s->guard, v, older);
+			v = e_ite(cx, when, v, older);
 		}
 		*out = v;
 		return 0;

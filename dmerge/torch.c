@@ -418,7 +418,7 @@ static int take_call(struct merge *m, int p, const struct record *rec, const str
 	struct op_inst inst;
 	char err[256];
 	struct shape_user su = { pr };
-	if (!op_bind(c, view_shape, &su, &inst, err, sizeof err)) {
+	if (!op_bind(c, view_shape, &su, &m->arena, &inst, err, sizeof err)) {
 		op.unsupported = arena_strdup(&m->arena, err);
 		note("%s: op %llu of '%s': %s", rec->file, (unsigned long long)c->seq, pr->name, err);
 	}

@@ -480,7 +480,7 @@ static bool run_op(struct rp *r, uint32_t k)
 		return fail(r, INTERP_UNSUPPORTED, "torch op %u '%s' is unsupported: %s", k, op->call.op,
 		            op->unsupported);
 	}
-	if (!op_bind(&op->call, obl_op_shape, (void *)op, &in, err, sizeof err)) {
+	if (!op_bind(&op->call, obl_op_shape, (void *)op, &r->arena, &in, err, sizeof err)) {
 		free(vals);
 		return fail(r, INTERP_UNSUPPORTED, "torch op %u: %s", k, err);
 	}

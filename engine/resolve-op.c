@@ -75,7 +75,7 @@ static const struct op_inst *bound(struct rop *x, uint32_t k)
 		if (op->unsupported) {
 			x->bound[k] = B_FAIL;
 			x->err[k] = op->unsupported;
-		} else if (!op_bind(&op->call, obl_op_shape, (void *)op, &x->inst[k], err, sizeof err)) {
+		} else if (!op_bind(&op->call, obl_op_shape, (void *)op, &x->arena, &x->inst[k], err, sizeof err)) {
 			x->bound[k] = B_FAIL;
 			x->err[k] = arena_strdup(&x->arena, err);
 		}

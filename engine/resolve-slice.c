@@ -672,7 +672,7 @@ static bool plan_op(struct plan *p, uint32_t k)
 		return plan_fail(p, "torch op %u '%s' is unsupported: %s", k, op->call.op, op->unsupported);
 	struct op_inst in;
 	char err[256];
-	if (!op_bind(&op->call, obl_op_shape, (void *)op, &in, err, sizeof err))
+	if (!op_bind(&op->call, obl_op_shape, (void *)op, &p->out->arena, &in, err, sizeof err))
 		return plan_fail(p, "torch op %u: %s", k, err);
 	struct trace t = { p, op, &in, 0, false, false };
 	struct op_leaves lv = { NULL, trace_val, trace_int, &t };

@@ -231,7 +231,8 @@ static const struct op_inst *bound(struct vnum *v, uint32_t k)
 	if (!v->bound[k]) {
 		char err[256];
 		v->bound[k] = !op->unsupported &&
-		              op_bind(&op->call, obl_op_shape, (void *)op, &v->inst[k], err, sizeof err) ? 1 : 2;
+		              op_bind(&op->call, obl_op_shape, (void *)op, &v->arena,
+		                      &v->inst[k], err, sizeof err) ? 1 : 2;
 	}
 	return v->bound[k] == 1 ? &v->inst[k] : NULL;
 }

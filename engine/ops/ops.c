@@ -426,7 +426,7 @@ static void shape_str(const struct op_shape *s, char *buf, size_t n)
 		snprintf(buf + k, n - k, "]");
 }
 
-bool op_bind(const struct torch_op *call, op_shape_fn shape, void *user,
+bool op_bind(const struct torch_op *call, op_shape_fn shape, void *user, struct arena *a,
              struct op_inst *in, char *err, size_t errlen)
 {
 	struct bind b = { call, in, err, errlen };
@@ -435,15 +435,28 @@ bool op_bind(const struct torch_op *call, op_shape_fn shape, void *user,
 	in->def = find(call->op, &inplace);
 	if (!in->def)
 		return bind_fail(&b, "no semantics for this op");
+	/* count the operands first: the arrays are sized to the call */
+	uint64_t n = 0;
 	for (uint32_t i = 0; i < call->nargs; i++) {
 		const struct torch_arg *g = &call->args[i];
-		uint32_t n = g->kind == TARG_TENSOR ? 1 : g->kind == TARG_TENSORS ? g->n : 0;
-		for (uint32_t j = 0; j < n; j++) {
+		uint32_t m = g->kind == TARG_TENSOR ? 1 : g->kind == TARG_TENSORS ? g->n : 0;
+		for (uint32_t j = 0; j < m; j++)
+			n += (g->kind == TARG_TENSOR ? g->tensor : g->tensors[j]) != TORCH_NO_TENSOR;
+	}
+	if (n > OP_MAX_OPERANDS)
+		return bind_fail(&b, "%llu tensor arguments, more than %d", (unsigned long long)n,
+		                 OP_MAX_OPERANDS);
+	in->in = ARENA_NEWN(a, struct op_shape, n + 1);
+	in->in_et = ARENA_NEWN(a, enum etype, n + 1);
+	in->in_tensor = ARENA_NEWN(a, uint32_t, n + 1);
+	in->in_start = ARENA_NEWN(a, int64_t, n + 1);
+	for (uint32_t i = 0; i < call->nargs; i++) {
+		const struct torch_arg *g = &call->args[i];
+		uint32_t m = g->kind == TARG_TENSOR ? 1 : g->kind == TARG_TENSORS ? g->n : 0;
+		for (uint32_t j = 0; j < m; j++) {
 			uint32_t t = g->kind == TARG_TENSOR ? g->tensor : g->tensors[j];
 			if (t == TORCH_NO_TENSOR)
 				continue;
-			if (in->nin == OP_MAX_OPERANDS)
-				return bind_fail(&b, "more than %d tensor arguments", OP_MAX_OPERANDS);
 			if (!shape(user, t, &in->in[in->nin], &in->in_et[in->nin]))
 				return bind_fail(&b, "argument '%s': tensor %u is unknown", g->name, t);
 			in->in_tensor[in->nin++] = t;

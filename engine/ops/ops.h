@@ -29,11 +29,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "libcommon/arena.h"
 #include "libcommon/expr.h"
 #include "formats/torch.h"
 
 #define OP_MAX_DIMS TORCH_MAX_DIMS
-#define OP_MAX_OPERANDS 8
+/* The most tensor arguments one call may have: a cat or stack of a whole
+ * sequence (an RNN's 512 steps) is one call.  The operand arrays are sized
+ * to the call, in the caller's arena; this bound only keeps a malformed
+ * trace from asking for gigabytes (about 90 bytes per operand). */
+#define OP_MAX_OPERANDS 65536
 #define OP_MAX_RESULTS 8
 
 /* struct op_shape, a tensor's extents, is formats/torch.h's. */
@@ -55,9 +60,10 @@ struct op_def;
 struct op_inst {                       /* a recorded call, bound */
 	const struct op_def *def;
 	unsigned nin;                      /* operands: tensor arguments in order */
-	struct op_shape in[OP_MAX_OPERANDS];
-	enum etype in_et[OP_MAX_OPERANDS];
-	uint32_t in_tensor[OP_MAX_OPERANDS];
+	struct op_shape *in;               /* nin of each, in op_bind's arena */
+	enum etype *in_et;
+	uint32_t *in_tensor;
+	int64_t *in_start;                 /* cat: operand j's first index along dim */
 	unsigned nres;                     /* results: the call's outs, then its mutated args */
 	struct op_shape res[OP_MAX_RESULTS];
 	int res_formula[OP_MAX_RESULTS];   /* formula serving result i, -1: none */
@@ -72,9 +78,11 @@ typedef bool (*op_shape_fn)(void *user, uint32_t tensor, struct op_shape *shape,
 
 /* Binds call: finds its op, reads the operands' shapes through shape,
  * parses the attributes, computes the result shapes and checks them
- * against the recorded results.  false, with a message in err ("aten::foo:
- * ...", naming the op), when the op is unknown or the call malformed. */
-bool op_bind(const struct torch_op *call, op_shape_fn shape, void *user,
+ * against the recorded results.  The operand arrays of out are allocated
+ * in a and live as long as it.  false, with a message in err ("aten::foo:
+ * ...", naming the op), when the op is unknown or the call malformed
+ * (more than OP_MAX_OPERANDS tensor arguments among them). */
+bool op_bind(const struct torch_op *call, op_shape_fn shape, void *user, struct arena *a,
              struct op_inst *out, char *err, size_t errlen);
 
 /* True if an op of that name is in the table. */

@@ -8,8 +8,8 @@
  *
  * Attributes: opnd[0] self (copy_: src; cat: the first operand); kind;
  * v[0] permutation / i[0..2] dim, start, step / index; cat: i[0] dim,
- * v[0][j] where operand j starts along it (nv[0] operands); stack: i[0]
- * the new dim; split: i[0] dim, i[1] split size, result r the chunk
+ * in_start[j] where operand j starts along it (any number of operands up
+ * to OP_MAX_OPERANDS, found by bisection); stack: i[0] the new dim; split: i[0] dim, i[1] split size, result r the chunk
  * from r * i[1].
  */
 #include "engine/ops/ops-impl.h"
@@ -61,8 +61,6 @@ static bool cat_bind(struct bind *b, bool stack)
 	const struct torch_arg *g = b_arg(b, "tensors");
 	if (!g || g->kind != TARG_TENSORS || in->nin == 0)
 		return bind_fail(b, "no tensors to concatenate");
-	if (in->nin > OP_MAX_DIMS)
-		return bind_fail(b, "more than %d tensors", OP_MAX_DIMS);
 	int first = -1;
 	for (unsigned j = 0; j < in->nin && first < 0; j++)
 		if (!(in->in[j].ndim == 1 && in->in[j].dim[0] == 0))
@@ -98,7 +96,7 @@ static bool cat_bind(struct bind *b, bool stack)
 	r.dim[d] = 0;
 	for (unsigned j = 0; j < in->nin; j++) {
 		const struct op_shape *x = &in->in[j];
-		at->v[0][j] = r.dim[d];
+		in->in_start[j] = r.dim[d];
 		if (x->ndim == 1 && x->dim[0] == 0)
 			continue;
 		if (x->ndim != r.ndim)
@@ -109,7 +107,6 @@ static bool cat_bind(struct bind *b, bool stack)
 				                 (long long)x->dim[i], (long long)r.dim[i]);
 		r.dim[d] += x->dim[d];
 	}
-	at->nv[0] = in->nin;
 	in->nres = 1;
 	in->res[0] = r;
 	in->res_formula[0] = 0;
@@ -375,14 +372,22 @@ V view_elem(struct alg *A, unsigned r, const int64_t *idx)
 		xi[at->i[0]] += (int64_t)r * at->i[1];
 		return a_in(A, k, ix_ravel(xi, x));
 	case V_CAT: {
+		/* the last operand that starts at or before idx[d] (empty ones
+		 * start where the next does, so the last of equals is the one) */
 		int d = (int)at->i[0];
-		unsigned j = in->nin - 1;
-		while (j > 0 && idx[d] < at->v[0][j])
-			j--;
+		unsigned lo = 0, hi = in->nin - 1;
+		while (lo < hi) {
+			unsigned mid = lo + (hi - lo + 1) / 2;
+			if (in->in_start[mid] <= idx[d])
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		unsigned j = lo;
 		const struct op_shape *y = &in->in[j];
 		for (unsigned i = 0; i < y->ndim; i++)
 			xi[i] = idx[i];
-		xi[d] = idx[d] - at->v[0][j];
+		xi[d] = idx[d] - in->in_start[j];
 		return a_in(A, j, ix_ravel(xi, y));
 	}
 	case V_SLICE:

@@ -26,6 +26,7 @@
 #define MAXT 8192
 
 static struct torch_tensor *tensors[MAXT];
+static struct arena bind_arena = ARENA_INIT;    /* the bound calls' operand arrays */
 
 static bool shape_of(void *user, uint32_t t, struct op_shape *s, enum etype *et)
 {
@@ -107,7 +108,7 @@ static void scalar_precision_checks(void)
 	struct ctx c = { &in };
 	struct op_leaves lv = { sym, val, ival, &c };
 	long double v = 0;
-	ok(op_bind(&call, shape_of, NULL, &in, err, sizeof err) && in.et == ET_F32, "bind add of f32 and 1e-5");
+	ok(op_bind(&call, shape_of, NULL, &bind_arena, &in, err, sizeof err) && in.et == ET_F32, "bind add of f32 and 1e-5");
 	ok(op_elem_value(&in, 0, 1, EM_EXACT, &lv, &v) && v == 1.5L + (long double)1e-5f,
 	   "f32: the scalar is the float nearest 1e-5");
 	struct ectx *cx = ectx_new();
@@ -118,7 +119,7 @@ static void scalar_precision_checks(void)
 	tx.dtype = tr.dtype = ET_F64;
 	tx.data = x64;
 	tx.ndata = sizeof x64;
-	ok(op_bind(&call, shape_of, NULL, &in, err, sizeof err) && in.et == ET_F64 &&
+	ok(op_bind(&call, shape_of, NULL, &bind_arena, &in, err, sizeof err) && in.et == ET_F64 &&
 	   op_elem_value(&in, 0, 1, EM_EXACT, &lv, &v) && v == 1.5L + (long double)1e-5,
 	   "f64: the scalar stays the double 1e-5");
 	/* layer norm's eps over one f32 row of 2 */
@@ -133,7 +134,7 @@ static void scalar_precision_checks(void)
 	};
 	struct torch_op ln = { .op = "aten::native_layer_norm", .args = largs, .nargs = 3,
 	                       .outs = outs, .nouts = 1 };
-	ok(op_bind(&ln, shape_of, NULL, &in, err, sizeof err) && in.at.s[0] == (double)1e-5f,
+	ok(op_bind(&ln, shape_of, NULL, &bind_arena, &in, err, sizeof err) && in.at.s[0] == (double)1e-5f,
 	   "layer norm on f32: eps is the float nearest 1e-5%s%s", in.et ? "" : ": ", in.et ? "" : err);
 	memset(tensors, 0, sizeof tensors);
 }
@@ -160,7 +161,7 @@ static void no_torch_checks(void)
 	                         .outs = outs, .nouts = 1 };
 	struct op_inst in;
 	char err[200];
-	ok(op_bind(&call, shape_of, NULL, &in, err, sizeof err), "bind add.Tensor");
+	ok(op_bind(&call, shape_of, NULL, &bind_arena, &in, err, sizeof err), "bind add.Tensor");
 	is_int(in.nres, 1, "one result");
 	struct ctx c = { &in };
 	struct op_leaves lv = { sym, val, ival, &c };
@@ -172,19 +173,85 @@ static void no_torch_checks(void)
 	ok(e && e_eval(e, EM_F64, leafval, &c, &ev) && ev.r == v, "add: the expression agrees");
 	ectx_free(cx);
 	call.op = "aten::add_.Tensor";
-	ok(op_bind(&call, shape_of, NULL, &in, err, sizeof err), "in-place add_ binds as add");
+	ok(op_bind(&call, shape_of, NULL, &bind_arena, &in, err, sizeof err), "in-place add_ binds as add");
 	tr.shape[1] = 4;
 	call.op = "aten::add.Tensor";
-	ok(!op_bind(&call, shape_of, NULL, &in, err, sizeof err) && strstr(err, "recorded shape"),
+	ok(!op_bind(&call, shape_of, NULL, &bind_arena, &in, err, sizeof err) && strstr(err, "recorded shape"),
 	   "a recorded shape that disagrees is refused: %s", err);
 	call.op = "aten::frobnicate";
-	ok(!op_bind(&call, shape_of, NULL, &in, err, sizeof err) && strstr(err, "no semantics"),
+	ok(!op_bind(&call, shape_of, NULL, &bind_arena, &in, err, sizeof err) && strstr(err, "no semantics"),
 	   "an unknown op is refused: %s", err);
 	ok(op_known("aten::convolution") && op_known("aten::relu_") && !op_known("aten::relu__"),
 	   "op_known");
 	ok(op_is_layout("aten::permute") && !op_is_layout("aten::relu"), "op_is_layout");
 	memset(tensors, 0, sizeof tensors);
 	scalar_precision_checks();
+}
+
+/* cat and stack take any number of operands up to OP_MAX_OPERANDS: a
+ * GRU's 512 time steps stacked into one tensor are one call.  Operand j of
+ * these calls is tensor j % 3 (a [2] of values 10j'+1, 10j'+2 for
+ * j' = j % 3), or the 1-d empty tensor 3 every fifth place for cat. */
+static void many_operand_checks(void)
+{
+	static double d[3][2] = { { 1, 2 }, { 11, 12 }, { 21, 22 } };
+	struct torch_tensor t[5];
+	for (int i = 0; i < 3; i++)
+		t[i] = (struct torch_tensor){ .tensor = (uint32_t)i, .dtype = ET_F64, .ndim = 1,
+		                              .shape = { 2 }, .data = d[i], .ndata = sizeof d[i] };
+	t[3] = (struct torch_tensor){ .tensor = 3, .dtype = ET_F64, .ndim = 1, .shape = { 0 } };
+	t[4] = (struct torch_tensor){ .tensor = 4, .dtype = ET_F64, .ndim = 2, .shape = { 512, 2 } };
+	for (int i = 0; i < 5; i++)
+		tensors[i] = &t[i];
+	static uint32_t ids[OP_MAX_OPERANDS + 1];
+	for (unsigned j = 0; j < 512; j++)
+		ids[j] = j % 3;
+	struct torch_arg args[2] = {
+		{ .name = "tensors", .kind = TARG_TENSORS, .tensors = ids, .n = 512 },
+		{ .name = "dim", .kind = TARG_INT, .i = 0 },
+	};
+	uint32_t outs[1] = { 4 };
+	struct torch_op call = { .op = "aten::stack", .args = args, .nargs = 2, .outs = outs, .nouts = 1 };
+	struct op_inst in;
+	char err[200];
+	struct ctx c = { &in };
+	struct op_leaves lv = { sym, val, ival, &c };
+	long double v = 0;
+	bool good = op_bind(&call, shape_of, NULL, &bind_arena, &in, err, sizeof err);
+	ok(good && in.nin == 512, "stack of 512 operands binds%s%s", good ? "" : ": ", good ? "" : err);
+	for (unsigned f = 0; good && f < 1024; f++)
+		good = op_elem_value(&in, 0, f, EM_F64, &lv, &v) && v == d[(f / 2) % 3][f % 2];
+	ok(good, "stack of 512: every element is its operand's");
+	/* cat along dim 0 of 600 operands, every fifth one empty: 480 of [2] */
+	unsigned n = 600, full = 0;
+	for (unsigned j = 0; j < n; j++)
+		ids[j] = j % 5 == 4 ? 3 : j % 3;
+	t[4].ndim = 1;
+	t[4].shape[0] = 2 * 480;
+	args[1].i = 0;
+	args[0].n = n;
+	call.op = "aten::cat";
+	good = op_bind(&call, shape_of, NULL, &bind_arena, &in, err, sizeof err);
+	ok(good && in.nin == n, "cat of 600 operands binds%s%s", good ? "" : ": ", good ? "" : err);
+	for (unsigned j = 0; good && j < n; j++) {
+		if (ids[j] == 3)
+			continue;
+		for (unsigned i = 0; i < 2 && good; i++)
+			good = op_elem_value(&in, 0, 2 * full + i, EM_F64, &lv, &v) && v == d[ids[j]][i];
+		full++;
+	}
+	ok(good && full == 480, "cat of 600: every element is its operand's, the empty ones skipped");
+	struct ectx *cx = ectx_new();
+	const struct expr *e = op_elem_expr(cx, &in, 0, 2 * 479 + 1, &lv);
+	ok(e && e == sym(cx, NULL, 598, 1), "cat of 600: the last element is operand 598's second");
+	ectx_free(cx);
+	/* one more than the bound: refused with a message, not a crash */
+	for (unsigned j = 0; j <= OP_MAX_OPERANDS; j++)
+		ids[j] = 0;
+	args[0].n = OP_MAX_OPERANDS + 1;
+	ok(!op_bind(&call, shape_of, NULL, &bind_arena, &in, err, sizeof err) &&
+	   strstr(err, "more than"), "cat of OP_MAX_OPERANDS + 1 operands is refused: %s", err);
+	memset(tensors, 0, sizeof tensors);
 }
 
 /* ---- against torch ------------------------------------------------------- */
@@ -208,6 +275,7 @@ static int run_gen(const char *out)
 int main(void)
 {
 	no_torch_checks();
+	many_operand_checks();
 
 	char path[] = "/tmp/dirigo-test-ops-XXXXXX";
 	int fd = mkstemp(path);
@@ -257,7 +325,7 @@ int main(void)
 			continue;
 		struct op_inst in;
 		char err[300];
-		if (!ok(op_bind(&call, shape_of, NULL, &in, err, sizeof err), "%s: %s binds (%s)",
+		if (!ok(op_bind(&call, shape_of, NULL, &bind_arena, &in, err, sizeof err), "%s: %s binds (%s)",
 		        cname, call.op, err))
 			continue;
 		struct ctx c = { &in };
@@ -312,6 +380,7 @@ int main(void)
 	ectx_free(cx);
 	stream_in_close(sin);
 	arena_release(&a);
+	arena_release(&bind_arena);
 	unlink(path);
 	return done_testing();
 }

@@ -1,0 +1,1 @@
+#include "../common/concatlin_ref.cu"

@@ -1,0 +1,1 @@
+#include "../common/quadsum_ref.cu"
