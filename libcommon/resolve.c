@@ -96,7 +96,7 @@ struct resolver *resolver_new(const struct sym_state *st, struct smt *s)
 	r->o = &st->obl;
 	r->cx = st->cx;
 	r->smt = s;
-	r->lim = (struct resolve_limits){ 2000, 1u << 23, 16384 };
+	r->lim = (struct resolve_limits){ 2000, 1u << 21, 16384 };
 	arena_init(&r->arena);
 	size_t nv = r->o->values.len, nw = 0;
 	r->wstart = xcalloc(nv + 1, sizeof *r->wstart);
