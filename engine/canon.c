@@ -734,22 +734,26 @@ static void pick_squares(struct canon *c)
 	for (size_t i = 0; i < c->leaves.len; i++) {
 		struct nc x = c->leaves.items[i];
 		if (square_of_sum(x.e, &p, &q)) {
-			/* how many parts of squares are p, are q (binary search) */
+			/* how many parts of squares are p, are q: the run of y in
+			 * the sorted parts, both ends by binary search (a mean is
+			 * the part of every square: counting it one by one would
+			 * be n^2) */
 			size_t cnt[2] = { 0, 0 };
 			for (int j = 0; j < 2; j++) {
 				const struct expr *y = j ? q : p;
-				size_t a = 0, b = parts.len;
-				while (a < b) {
-					size_t m = (a + b) / 2;
-					if (parts.items[m]->id < y->id)
-						a = m + 1;
-					else
-						b = m;
+				size_t lo[2];
+				for (int end = 0; end < 2; end++) {
+					size_t a = 0, b = parts.len;
+					while (a < b) {
+						size_t m = (a + b) / 2;
+						if (end ? parts.items[m]->id <= y->id : parts.items[m]->id < y->id)
+							a = m + 1;
+						else
+							b = m;
+					}
+					lo[end] = a;
 				}
-				while (a < parts.len && parts.items[a] == y) {
-					cnt[j]++;
-					a++;
-				}
+				cnt[j] = lo[1] - lo[0];
 			}
 			if (cnt[0] >= 2 || cnt[1] >= 2) {
 				bool swap = cnt[0] > cnt[1];    /* the shared part is q */

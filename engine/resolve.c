@@ -52,6 +52,8 @@ struct shmemo_ent {
 };
 #define SH_ANY_WARP UINT64_MAX
 #define DEADLINE_EVERY 16              /* elements resolved between looks at the clock */
+#define TM_KEEP 4                      /* threads whose coordinates stay substituted */
+#define TM_MAX_NODES (1u << 22)        /* nodes a kept thread memo may hold */
 
 struct wcache {
 	bool ready, lin_ok;
@@ -79,6 +81,10 @@ struct resolver {
 	struct shmemo_ent *sh;             /* shared loads resolved */
 	size_t shcap, shlen;
 	struct deadline_check dl;
+	/* written expressions at the threads resolved last (most recent
+	 * first): a thread's writes share their addresses (a sum and a sum
+	 * of squares over one loop), and nested reads come back to it */
+	struct e_thread_memo *tm[TM_KEEP];
 };
 
 /* ---- construction ---------------------------------------------------------- */
@@ -90,7 +96,7 @@ struct resolver *resolver_new(const struct sym_state *st, struct smt *s)
 	r->o = &st->obl;
 	r->cx = st->cx;
 	r->smt = s;
-	r->lim = (struct resolve_limits){ 2000, 1u << 20, 16384 };
+	r->lim = (struct resolve_limits){ 2000, 1u << 21, 16384 };
 	arena_init(&r->arena);
 	size_t nv = r->o->values.len, nw = 0;
 	r->wstart = xcalloc(nv + 1, sizeof *r->wstart);
@@ -143,6 +149,8 @@ void resolver_free(struct resolver *r)
 	free(r->wc);
 	free(r->memo);
 	free(r->sh);
+	for (int i = 0; i < TM_KEEP; i++)
+		e_thread_memo_free(r->tm[i]);
 	rop_free(r->rop);
 	wtab_cache_free(r->tabs);
 	free(r);
@@ -206,6 +214,42 @@ static void memo_clear(struct resolver *r)
 	r->mlen = 0;
 	memset(r->sh, 0, r->shcap * sizeof *r->sh);
 	r->shlen = 0;
+	for (int i = 0; i < TM_KEEP; i++) {
+		e_thread_memo_free(r->tm[i]);
+		r->tm[i] = NULL;
+	}
+}
+
+/* x at thread (tid, ctaid), coordinates substituted (loads not yet
+ * resolved): through the memo of that thread, made (evicting the least
+ * recent) when it is not kept.  Substitution is a function of the node
+ * and the coordinates alone, so a kept memo is always right. */
+static const struct expr *coords_at(struct resolver *r, const struct expr *x, const uint32_t tid[3],
+                                    const uint32_t ctaid[3])
+{
+	if (!(x->flags & EXPR_F_THREAD))
+		return x;
+	int i = 0;
+	while (i < TM_KEEP && r->tm[i] && !e_thread_memo_is(r->tm[i], tid, ctaid))
+		i++;
+	struct e_thread_memo *m;
+	if (i < TM_KEEP && r->tm[i]) {
+		m = r->tm[i];
+	} else {
+		if (i == TM_KEEP)
+			e_thread_memo_free(r->tm[--i]);
+		m = e_thread_memo_new(r->cx, tid, ctaid);
+	}
+	memmove(r->tm + 1, r->tm, (size_t)i * sizeof *r->tm);
+	r->tm[0] = m;
+	const struct expr *e = e_thread_memo_at(m, x);
+	if (e_thread_memo_size(m) > TM_MAX_NODES) {
+		e_thread_memo_free(m);
+		r->tm[0] = NULL;
+		memmove(r->tm, r->tm + 1, (TM_KEEP - 1) * sizeof *r->tm);
+		r->tm[TM_KEEP - 1] = NULL;
+	}
+	return e;
 }
 
 static size_t sh_hash(const struct expr *load, const uint32_t ctaid[3], uint64_t warp)
@@ -489,7 +533,7 @@ static const struct expr *at_thread(struct resolver *r, const struct expr *x,
 	struct at_thread t = { r, tid, ctaid, depth, acc, false };
 	/* coordinates first: thread conditions fold, so the loads (and undefs)
 	 * of arms this thread never takes are not resolved */
-	const struct expr *e = e_subst(r->cx, e_at_thread(r->cx, x, tid, ctaid), thread_leaf, &t);
+	const struct expr *e = e_subst(r->cx, coords_at(r, x, tid, ctaid), thread_leaf, &t);
 	return t.failed ? NULL : e;
 }
 

@@ -611,25 +611,212 @@ const struct expr *e_subst(struct ectx *cx, const struct expr *e, e_leaf_fn fn, 
 	return subst_walk(cx, e, fn, user, 0);
 }
 
-struct at_thread { uint32_t tid[3], ctaid[3]; };
+/*
+ * Substitution of concrete coordinates.  A node below which only tid,
+ * ctaid and integer constants appear (an address, a thread condition) is
+ * an integer or a truth value once the coordinates are known: it is
+ * computed here with the folding semantics of the constructors
+ * (x_bv_fold) and never built, so that a loop's thousand addresses cost
+ * one constant each rather than a node per operation.  Nodes above data
+ * are rebuilt through the constructors, with those constants as
+ * arguments, as e_subst would.
+ */
+struct tm_ent {
+	const struct expr *e;              /* the node at the thread, NULL until asked */
+	uint64_t v;                        /* its value, when concrete */
+	bool concrete;
+};
 
-static const struct expr *at_thread_leaf(struct ectx *cx, const struct expr *leaf, void *user)
+struct e_thread_memo {
+	struct ectx *cx;
+	uint32_t tid[3], ctaid[3];
+	struct idmap memo;                 /* id -> index into ents */
+	VEC(struct tm_ent) ents;
+};
+
+/* Ops computed on concrete arguments: bitvector, comparison and boolean
+ * ops whose arguments are bitvectors or bools (no reals, no leaves). */
+static bool tm_computable(const struct expr *x)
 {
-	const struct at_thread *t = user;
-	if (leaf->op == EOP_TID)
-		return e_bv(cx, t->tid[leaf->u], 32);
-	if (leaf->op == EOP_CTAID)
-		return e_bv(cx, t->ctaid[leaf->u], 32);
-	return NULL;
+	unsigned k = SORT_KIND(x->sort);
+	if (k != SK_BV && k != SK_BOOL)
+		return false;
+	switch (x->op) {
+	case EOP_ADD: case EOP_SUB: case EOP_MUL: case EOP_NEG:
+	case EOP_UDIV: case EOP_SDIV: case EOP_UREM: case EOP_SREM:
+	case EOP_MULHI_U: case EOP_MULHI_S: case EOP_SHL: case EOP_LSHR: case EOP_ASHR:
+	case EOP_AND: case EOP_OR: case EOP_XOR: case EOP_NOT:
+	case EOP_UMIN: case EOP_UMAX: case EOP_SMIN: case EOP_SMAX:
+	case EOP_ZEXT: case EOP_SEXT: case EOP_EXTRACT: case EOP_CONCAT:
+	case EOP_POPC: case EOP_CLZ: case EOP_BREV:
+	case EOP_ULT: case EOP_ULE: case EOP_SLT: case EOP_SLE:
+		return true;
+	case EOP_EQ:
+		return SORT_KIND(x->args[0]->sort) == SK_BV;
+	case EOP_LAND: case EOP_LOR: case EOP_LNOT: case EOP_ITE: case EOP_BOOL2BV:
+		return true;
+	}
+	return false;
+}
+
+struct e_thread_memo *e_thread_memo_new(struct ectx *cx, const uint32_t tid[3], const uint32_t ctaid[3])
+{
+	struct e_thread_memo *m = xcalloc(1, sizeof *m);
+	m->cx = cx;
+	memcpy(m->tid, tid, sizeof m->tid);
+	memcpy(m->ctaid, ctaid, sizeof m->ctaid);
+	idmap_init(&m->memo);
+	return m;
+}
+
+bool e_thread_memo_is(const struct e_thread_memo *m, const uint32_t tid[3], const uint32_t ctaid[3])
+{
+	return !memcmp(m->tid, tid, sizeof m->tid) && !memcmp(m->ctaid, ctaid, sizeof m->ctaid);
+}
+
+size_t e_thread_memo_size(const struct e_thread_memo *m)
+{
+	return m->ents.len;
+}
+
+void e_thread_memo_free(struct e_thread_memo *m)
+{
+	if (!m)
+		return;
+	idmap_free(&m->memo);
+	VEC_FREE(m->ents);
+	free(m);
+}
+
+/* The node of entry i, made from its value on first use. */
+static const struct expr *tm_expr(struct e_thread_memo *m, size_t i, sort_t sort)
+{
+	struct tm_ent *t = &m->ents.items[i];
+	if (!t->e)
+		t->e = SORT_KIND(sort) == SK_BOOL ? e_bool(m->cx, t->v) : e_bv(m->cx, t->v, SORT_WIDTH(sort));
+	return t->e;
+}
+
+/* Argument a of a node being computed: its value if concrete. */
+static bool tm_arg_value(struct e_thread_memo *m, const struct expr *a, uint64_t *v)
+{
+	if (!(a->flags & EXPR_F_THREAD)) {
+		if (a->op != EOP_BV && a->op != EOP_BOOL)
+			return false;
+		*v = a->u;
+		return true;
+	}
+	const struct tm_ent *t = &m->ents.items[*idmap_get(&m->memo, a->id)];
+	*v = t->v;
+	return t->concrete;
+}
+
+/* x's value from concrete arguments v (their widths aw); false when x is
+ * not computed that way. */
+static bool tm_compute(const struct expr *x, const uint64_t *v, const unsigned *aw, uint64_t *out)
+{
+	switch (x->op) {
+	case EOP_LAND:
+		*out = 1;
+		for (unsigned i = 0; i < x->nargs; i++)
+			*out &= v[i] != 0;
+		return true;
+	case EOP_LOR:
+		*out = 0;
+		for (unsigned i = 0; i < x->nargs; i++)
+			*out |= v[i] != 0;
+		return true;
+	case EOP_LNOT:
+		*out = !v[0];
+		return true;
+	case EOP_ITE:
+		*out = v[0] ? v[1] : v[2];
+		return true;
+	case EOP_BOOL2BV:
+		*out = v[0] != 0;
+		return true;
+	}
+	unsigned w = SORT_WIDTH(x->sort);
+	switch (x->op) {
+	case EOP_EQ: case EOP_ULT: case EOP_ULE: case EOP_SLT: case EOP_SLE:
+		w = aw[0];                 /* comparisons: the argument width */
+		break;
+	}
+	return x_bv_fold((enum eop)x->op, w, x->u, x->nargs, v, aw, out);
+}
+
+const struct expr *e_thread_memo_at(struct e_thread_memo *m, const struct expr *e)
+{
+	if (!(e->flags & EXPR_F_THREAD))
+		return e;
+	uint64_t *hit = idmap_get(&m->memo, e->id);
+	if (hit)
+		return tm_expr(m, *hit, e->sort);
+	VEC(const struct expr *) stack = { 0 };
+	VEC_PUSH(stack, e);
+	const struct expr *argbuf[E_MAX_ARGS];
+	uint64_t vbuf[E_MAX_ARGS];
+	unsigned wbuf[E_MAX_ARGS];
+	while (stack.len) {
+		const struct expr *x = stack.items[stack.len - 1];
+		if (idmap_get(&m->memo, x->id)) {
+			stack.len--;
+			continue;
+		}
+		bool ready = true;
+		for (unsigned i = 0; i < x->nargs; i++) {
+			const struct expr *a = x->args[i];
+			if (!(a->flags & EXPR_F_THREAD) || idmap_get(&m->memo, a->id))
+				continue;
+			VEC_PUSH(stack, a);
+			ready = false;
+		}
+		if (!ready)
+			continue;
+		stack.len--;
+		struct tm_ent t = { NULL, 0, false };
+		if (x->op == EOP_TID || x->op == EOP_CTAID) {
+			t.v = (x->op == EOP_TID ? m->tid : m->ctaid)[x->u < 3 ? x->u : 0];
+			t.concrete = x->u < 3;
+			if (!t.concrete)
+				t.e = x;
+		} else {
+			bool all = tm_computable(x);
+			for (unsigned i = 0; all && i < x->nargs; i++) {
+				all = tm_arg_value(m, x->args[i], &vbuf[i]);
+				wbuf[i] = SORT_WIDTH(x->args[i]->sort);
+			}
+			if (all && tm_compute(x, vbuf, wbuf, &t.v)) {
+				t.concrete = true;
+				if (SORT_KIND(x->sort) == SK_BV)
+					t.v &= bv_mask(SORT_WIDTH(x->sort));
+			} else {
+				bool changed = false;
+				for (unsigned i = 0; i < x->nargs; i++) {
+					const struct expr *a = x->args[i];
+					argbuf[i] = (a->flags & EXPR_F_THREAD) ?
+					            tm_expr(m, *idmap_get(&m->memo, a->id), a->sort) : a;
+					changed |= argbuf[i] != a;
+				}
+				t.e = changed ? rebuild(m->cx, x, argbuf) : x;
+			}
+		}
+		VEC_PUSH(m->ents, t);
+		idmap_put(&m->memo, x->id, m->ents.len - 1);
+	}
+	VEC_FREE(stack);
+	return tm_expr(m, *idmap_get(&m->memo, e->id), e->sort);
 }
 
 const struct expr *e_at_thread(struct ectx *cx, const struct expr *e,
                                const uint32_t tid[3], const uint32_t ctaid[3])
 {
-	struct at_thread t;
-	memcpy(t.tid, tid, sizeof t.tid);
-	memcpy(t.ctaid, ctaid, sizeof t.ctaid);
-	return subst_walk(cx, e, at_thread_leaf, &t, EXPR_F_THREAD);
+	if (!(e->flags & EXPR_F_THREAD))
+		return e;
+	struct e_thread_memo *m = e_thread_memo_new(cx, tid, ctaid);
+	const struct expr *r = e_thread_memo_at(m, e);
+	e_thread_memo_free(m);
+	return r;
 }
 
 /* ---- node tables --------------------------------------------------------------- */

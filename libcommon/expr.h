@@ -292,9 +292,20 @@ struct e_subst_many;
 struct e_subst_many *e_subst_many_new(struct ectx *cx, e_leaf_fn fn, void *user);
 const struct expr *e_subst_many(struct e_subst_many *s, const struct expr *e);
 void e_subst_many_free(struct e_subst_many *s);
-/* Substitute concrete thread coordinates (tid[3], ctaid[3]). */
+/* Substitute concrete thread coordinates (tid[3], ctaid[3]).  Parts that
+ * depend on the coordinates and integer constants alone (addresses,
+ * thread conditions) are computed, not built node by node. */
 const struct expr *e_at_thread(struct ectx *cx, const struct expr *e,
                                const uint32_t tid[3], const uint32_t ctaid[3]);
+/* The same for many expressions at one thread, each node computed once
+ * however many of them share it (the memo lives until
+ * e_thread_memo_free, NULL ok; e_thread_memo_size: nodes it holds). */
+struct e_thread_memo;
+struct e_thread_memo *e_thread_memo_new(struct ectx *cx, const uint32_t tid[3], const uint32_t ctaid[3]);
+const struct expr *e_thread_memo_at(struct e_thread_memo *m, const struct expr *e);
+bool e_thread_memo_is(const struct e_thread_memo *m, const uint32_t tid[3], const uint32_t ctaid[3]);
+size_t e_thread_memo_size(const struct e_thread_memo *m);
+void e_thread_memo_free(struct e_thread_memo *m);
 
 /* Concrete evaluation.  Reals are computed in the chosen precision, rounding
  * after every operation (F32: IEEE binary32, as the GPU would; F64; or

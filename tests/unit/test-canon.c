@@ -332,6 +332,39 @@ int main(void)
 		bool made = canon_pair(cx, e, CANON_STEPS_DEFAULT);
 		double dt = (double)(clock() - t0) / CLOCKS_PER_SEC;
 		ok(made && e[0] == e[1] && dt < 2, "a 2000-term two-pass variance = the one-pass form, in %.2f s", dt);
+		/* a norm's statistics over 2^16 elements: the reference's
+		 * two-pass variance (a tree of squared deviations) against a
+		 * kernel's one pass (strided partial sums, then a shared-memory
+		 * tree); the mean is a part of every square, which must cost
+		 * n log n, not n^2 */
+		{
+			enum { NB = 1 << 16 };
+			const struct expr **v = calloc(NB, sizeof *v), **sqv = calloc(NB, sizeof *sqv);
+			for (unsigned i = 0; i < NB; i++)
+				v[i] = in(5000 + i);
+			const struct expr *m0 = dv(btree(add, v, NB), c(NB));
+			for (unsigned i = 0; i < NB; i++) {
+				const struct expr *d = sub(v[i], m0);
+				sqv[i] = mul(d, d);
+			}
+			const struct expr *ref = dv(btree(add, sqv, NB), c(NB));
+			const struct expr *m1 = dv(strided(add, v, NB, 512), c(NB));
+			for (unsigned i = 0; i < NB; i++)
+				sqv[i] = mul(v[i], v[i]);
+			const struct expr *opt = sub(dv(strided(add, sqv, NB, 512), c(NB)), mul(m1, m1));
+			const struct expr *eb[2] = { ref, opt };
+			t0 = clock();
+			made = canon_pair(cx, eb, CANON_STEPS_DEFAULT);
+			dt = (double)(clock() - t0) / CLOCKS_PER_SEC;
+			ok(made && eb[0] == eb[1] && dt < 1.5,
+			   "a 2^16-term two-pass variance = a strided one-pass one, in %.2f s", dt);
+			/* the kernel's divisor one short: not equal */
+			eb[0] = ref;
+			eb[1] = sub(dv(strided(add, sqv, NB, 512), c(NB - 1)), mul(m1, m1));
+			ok(canon_pair(cx, eb, CANON_STEPS_DEFAULT) && eb[0] != eb[1], "and with n - 1 for n: not equal");
+			free(v);
+			free(sqv);
+		}
 		/* mean - x_i instead of x_i - mean, and eps added: the same */
 		var = NULL;
 		for (unsigned i = 0; i < NV; i++) {

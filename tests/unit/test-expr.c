@@ -304,6 +304,95 @@ static void test_subst(struct ectx *cx)
 	(void)tid_leaf;
 }
 
+
+/* e_at_thread computes the thread-only parts instead of building them: it
+ * must give the node the constructors give when tid and ctaid are
+ * replaced by constants (e_subst), for every op it computes. */
+struct coords { uint32_t tid[3], ctaid[3]; };
+
+static const struct expr *coord_leaf(struct ectx *cx, const struct expr *leaf, void *user)
+{
+	const struct coords *c = user;
+	if (leaf->op == EOP_TID)
+		return e_bv(cx, c->tid[leaf->u], 32);
+	if (leaf->op == EOP_CTAID)
+		return e_bv(cx, c->ctaid[leaf->u], 32);
+	return NULL;
+}
+
+static const struct expr *rand_int(struct ectx *cx, unsigned *seed, int depth)
+{
+	static const enum eop bin[] = {
+		EOP_ADD, EOP_SUB, EOP_MUL, EOP_UDIV, EOP_SDIV, EOP_UREM, EOP_SREM, EOP_MULHI_U,
+		EOP_MULHI_S, EOP_SHL, EOP_LSHR, EOP_ASHR, EOP_AND, EOP_OR, EOP_XOR, EOP_UMIN,
+		EOP_UMAX, EOP_SMIN, EOP_SMAX,
+	};
+	unsigned r = (unsigned)rand_r(seed);
+	if (depth == 0 || r % 7 == 0) {
+		switch (r % 4) {
+		case 0: return e_tid(cx, r / 4 % 3);
+		case 1: return e_ctaid(cx, r / 4 % 3);
+		default: return e_bv(cx, (uint64_t)(r / 4 % 9) - 4, 32);
+		}
+	}
+	const struct expr *a = rand_int(cx, seed, depth - 1), *b = rand_int(cx, seed, depth - 1);
+	switch (r / 7 % 6) {
+	case 0: {
+		static const enum eop cmp[] = { EOP_EQ, EOP_ULT, EOP_ULE, EOP_SLT, EOP_SLE };
+		const struct expr *c = e_op2(cx, cmp[r / 42 % 5], a, b);
+		const struct expr *d = e_op2(cx, EOP_ULT, b, e_bv(cx, 3, 32));
+		c = r / 210 % 2 ? e_and(cx, c, e_not(cx, d)) : e_or(cx, c, d);
+		return e_ite(cx, c, a, b);
+	}
+	case 1:
+		return e_resize(cx, e_resize(cx, a, 16 + r / 42 % 48, r / 2000 % 2), 32, r / 4000 % 2);
+	case 2: {
+		const struct expr *c = e_op2(cx, EOP_SLT, a, b);
+		return e_op1(cx, EOP_BOOL2BV, SORT_BV(32), 0, c);
+	}
+	case 3:
+		return e_op1(cx, r / 42 % 2 ? EOP_POPC : EOP_CLZ, SORT_BV(32), 0, a);
+	default:
+		return e_op2(cx, bin[r / 42 % (sizeof bin / sizeof *bin)], a, b);
+	}
+}
+
+static void test_at_thread_computed(struct ectx *cx)
+{
+	unsigned seed = 7;
+	int bad = 0;
+	struct arena ar;
+	arena_init(&ar);
+	for (int i = 0; i < 3000; i++) {
+		const struct expr *x = rand_int(cx, &seed, 4);
+		/* data above and below the thread parts: a load at x, an arm */
+		const struct expr *ld = e_load(cx, 3, ET_F32, e_resize(cx, x, 64, false));
+		const struct expr *v = e_ite(cx, e_op2(cx, EOP_ULT, x, e_bv(cx, 5, 32)),
+		                             e_op2(cx, EOP_FADD, ld, e_input(cx, 0, 4, ET_F32)), e_real(cx, 1));
+		struct coords c = { { (uint32_t)rand_r(&seed) % 70, (uint32_t)rand_r(&seed) % 3, 0 },
+		                    { (uint32_t)rand_r(&seed) % 5, 1, (uint32_t)rand_r(&seed) % 2 } };
+		for (int k = 0; k < 2; k++) {
+			const struct expr *e = k ? v : x;
+			if (e_at_thread(cx, e, c.tid, c.ctaid) != e_subst(cx, e, coord_leaf, &c) && bad++ < 3)
+				printf("# differs: %s\n", e_print(&ar, e, 300));
+		}
+	}
+	arena_release(&ar);
+	ok(bad == 0, "e_at_thread gives the constructors' node on 6000 random expressions (%d differ)", bad);
+
+	uint32_t t[3] = { 5, 0, 0 }, t2[3] = { 6, 0, 0 }, z[3] = { 0, 0, 0 };
+	const struct expr *tid = e_tid(cx, 0);
+	const struct expr *a = e_load(cx, 3, ET_F32, e_resize(cx, e_op2(cx, EOP_MUL, tid, e_bv(cx, 4, 32)), 64, false));
+	const struct expr *sq = e_op2(cx, EOP_FMUL, a, a);
+	struct e_thread_memo *m = e_thread_memo_new(cx, t, z);
+	const struct expr *r1 = e_thread_memo_at(m, a), *r2 = e_thread_memo_at(m, sq);
+	ok(e_thread_memo_is(m, t, z) && !e_thread_memo_is(m, t2, z), "a thread memo knows its thread");
+	ok(r2 == e_op2(cx, EOP_FMUL, r1, r1) && r1 == e_at_thread(cx, a, t, z),
+	   "expressions at one thread share a memo");
+	e_thread_memo_free(m);
+	e_thread_memo_free(NULL);
+}
+
 static void test_eval(struct ectx *cx)
 {
 	const struct expr *a = e_input(cx, 0, 0, ET_F32), *b = e_input(cx, 0, 4, ET_F32);
@@ -429,6 +518,7 @@ int main(void)
 	test_bool_ite(cx);
 	test_reals(cx);
 	test_subst(cx);
+	test_at_thread_computed(cx);
 	test_eval(cx);
 	test_print(cx);
 	test_etable(cx);
