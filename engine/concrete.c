@@ -337,17 +337,6 @@ static bool run_launch(struct rp *r, uint32_t lid)
 
 /* ---- torch ops ---------------------------------------------------------------- */
 
-static uint64_t view_elem(const struct obl_view *w, uint64_t flat)
-{
-	uint64_t at = (uint64_t)w->offset;
-	for (uint32_t d = w->ndim; d-- > 0;) {
-		uint64_t s = (uint64_t)w->shape[d];
-		at += (s ? flat % s : 0) * (uint64_t)w->stride[d];
-		flat = s ? flat / s : 0;
-	}
-	return at;
-}
-
 struct opctx {
 	struct rp *r;
 	const struct obl_op *op;
@@ -366,7 +355,7 @@ static const uint8_t *opnd_at(struct opctx *c, unsigned k, uint64_t flat, enum e
 		return NULL;
 	}
 	*et = w->dtype;
-	uint64_t at = view_elem(w, flat) * etype_size(w->dtype);
+	uint64_t at = obl_view_elem(w, flat) * etype_size(w->dtype);
 	if (!computed(c->r, w->value, at, at + etype_size(w->dtype))) {
 		c->failed = c->uncomputed = true;
 		return NULL;
@@ -562,7 +551,7 @@ static bool run_op(struct rp *r, uint32_t k)
 			break;
 		}
 		for (uint64_t i = 0; i < n; i++) {
-			uint64_t at = view_elem(w, part ? so->flat[res][i] : i) * es;
+			uint64_t at = obl_view_elem(w, part ? so->flat[res][i] : i) * es;
 			memcpy(b->data + at, tmp[res] + i * es, es);
 			if (b->valid)
 				vb_set(b->valid, at, at + es);

@@ -113,18 +113,6 @@ static int64_t view_flat(struct rop *x, uint32_t v, const struct obl_view *w, ui
 	return x->inv[v][e - (uint64_t)w->offset];
 }
 
-/* Storage element of row-major index flat of view w. */
-static uint64_t view_elem(const struct obl_view *w, uint64_t flat)
-{
-	uint64_t at = (uint64_t)w->offset;
-	for (uint32_t d = w->ndim; d-- > 0;) {
-		uint64_t s = (uint64_t)w->shape[d];
-		at += (s ? flat % s : 0) * (uint64_t)w->stride[d];
-		flat = s ? flat / s : 0;
-	}
-	return at;
-}
-
 static bool etype_signed(enum etype t)
 {
 	return t == ET_S8 || t == ET_S16 || t == ET_S32 || t == ET_S64;
@@ -150,7 +138,7 @@ static const struct expr *operand(struct leafctx *c, unsigned k, uint64_t flat,
 		        c->op->call.op, k, (unsigned long long)flat);
 		return NULL;
 	}
-	uint64_t e = view_elem(w, flat);
+	uint64_t e = obl_view_elem(w, flat);
 	return rs_elem(c->r, w->value, e * etype_size(w->dtype), w->dtype, c->depth + 1, c->acc);
 }
 

@@ -553,17 +553,6 @@ static bool plan_launch(struct plan *p, uint32_t l)
 
 /* ---- torch ops ----------------------------------------------------------------- */
 
-static uint64_t view_elem(const struct obl_view *w, uint64_t flat)
-{
-	uint64_t at = (uint64_t)w->offset;
-	for (uint32_t d = w->ndim; d-- > 0;) {
-		uint64_t s = (uint64_t)w->shape[d];
-		at += (s ? flat % s : 0) * (uint64_t)w->stride[d];
-		flat = s ? flat / s : 0;
-	}
-	return at;
-}
-
 struct trace {
 	struct plan *p;
 	const struct obl_op *op;
@@ -579,7 +568,7 @@ static void trace_read(struct trace *t, unsigned k, uint64_t flat)
 	if (!w || flat >= obl_view_numel(w))
 		return;
 	t->reads++;
-	uint64_t es = etype_size(w->dtype), at = view_elem(w, flat) * es;
+	uint64_t es = etype_size(w->dtype), at = obl_view_elem(w, flat) * es;
 	if (!need_add(t->p, w->value, at, at + es))
 		t->failed = true;
 }
@@ -623,7 +612,7 @@ static bool result_flats(struct plan *p, uint32_t u, const struct obl_view *w, u
 			return false;
 		/* the flats whose element overlaps a needed range */
 		for (uint64_t x = 0; x < numel; x++) {
-			uint64_t at = view_elem(w, x) * es;
+			uint64_t at = obl_view_elem(w, x) * es;
 			size_t lo = 0, hi = r->len;
 			while (lo < hi) {            /* first range ending after at */
 				size_t mid = (lo + hi) / 2;

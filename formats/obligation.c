@@ -833,3 +833,14 @@ void obl_write_start(struct stream_out *w, const char *ref, const char *opt)
 	out_array_end(w);
 	out_end(w);
 }
+
+uint64_t obl_view_elem(const struct obl_view *w, uint64_t flat)
+{
+	uint64_t at = (uint64_t)w->offset;
+	for (uint32_t d = w->ndim; d-- > 0;) {
+		uint64_t s = (uint64_t)w->shape[d];
+		at += (s ? flat % s : 0) * (uint64_t)w->stride[d];
+		flat = s ? flat / s : 0;
+	}
+	return at;
+}

@@ -93,6 +93,10 @@ struct obl_view {
 	int64_t offset;
 };
 
+/* The storage element (of the view's value) of row-major index flat of
+ * view w: offset plus each coordinate times its stride. */
+uint64_t obl_view_elem(const struct obl_view *w, uint64_t flat);
+
 struct obl_op {                     /* "op": one torch (aten) call */
 	uint32_t op, prog;              /* id (unique over both programs), program */
 	struct torch_op call;           /* as recorded: name, seq, args, outs, mutated */
