@@ -194,8 +194,8 @@ static bool write_report(const struct dreplay_opts *o, const struct report_data 
 }
 
 /* The replay record of a witness the budget left no time for. */
-static void not_replayed(const struct vd_witness *w, const struct dreplay_opts *o, struct arena *a,
-                         struct replayed *out)
+static void not_replayed(const struct vd_witness *w, size_t i, const struct dreplay_opts *o,
+                         struct arena *a, struct replayed *out)
 {
 	memset(out, 0, sizeof *out);
 	out->w = *w;
@@ -204,8 +204,10 @@ static void not_replayed(const struct vd_witness *w, const struct dreplay_opts *
 	out->r.index = w->index;
 	out->r.off = w->off;
 	out->r.timeout = true;
-	out->r.message = arena_printf(a, "not replayed: the budget of %g s was spent on the witnesses "
-	                              "before it", o->budget);
+	out->r.message = i ? arena_printf(a, "not replayed: the budget of %g s was spent on the "
+	                                  "witnesses before it", o->budget)
+	                   : arena_printf(a, "not replayed: the budget of %g s was spent reading the "
+	                                  "stream, before any witness", o->budget);
 }
 
 static int replay_all(const struct dreplay_opts *opts, struct gathered *g, const struct sym_state *st,
@@ -225,7 +227,7 @@ static int replay_all(const struct dreplay_opts *opts, struct gathered *g, const
 	size_t timeouts = 0;
 	for (size_t i = 0; i < g->witnesses.len; i++) {
 		if (deadline_passed(o->deadline)) {
-			not_replayed(&g->witnesses.items[i], o, a, &rep[i]);
+			not_replayed(&g->witnesses.items[i], i, o, a, &rep[i]);
 		} else {
 			replay_witness(r, st, &g->witnesses.items[i], o->atol, o->rtol, &co, a, &rep[i]);
 			if (rep[i].r.timeout)
