@@ -8,9 +8,11 @@
 # written by the host against torch.sum; an RMS norm by a shared tree per
 # column (eps a float argument) against x / sqrt(mean(x^2) + eps); a layer
 # norm with a one-pass variance (shared rows, then __shfl_down_sync)
-# against F.layer_norm's two-pass one; each with a buggy twin (a wrong
-# tile count, a sum tree over half the row, a wrong divisor, a tile count
-# rounded down, a missing 1/N).  The reductions are computed in other
+# against F.layer_norm's two-pass one; a product of lower triangular
+# matrices (get_inputs() makes them so) that skips the zero terms; each
+# with a buggy twin (a wrong tile count, a sum tree over half the row, a
+# wrong divisor, a tile count rounded down, a missing 1/N, the diagonal
+# term dropped).  The reductions are computed in other
 # associations on the two sides, so a correct pair is decided by
 # structure (dcheck's canonical forms), and a buggy one by a witness that
 # dreplay confirms by running both programs.
@@ -73,7 +75,23 @@ check_pair() {
 
 if [ -n "${SKIP_ALL:-}" ]; then
 	test_skip "$SKIP_ALL"
-	test_done
+	# get_inputs() makes A and B lower triangular (torch.tril of a draw): it is
+# traced on both sides, its draws the inputs gen0 and gen1, so the kernel
+# that skips the zero terms is checked on the inputs it is promised.
+test_expect_success 'triangular matmul that skips the zeros get_inputs promises = torch, by structure' '
+	check_pair matmul-tril &&
+	dcat matmul-tril/ref.trace | jq -s -e "map(select(.t == \"tinput\" and .role == \"input\") | .name) == [\"gen0\", \"gen1\"]" &&
+	dcat matmul-tril/opt.trace | jq -s -e "[.[] | select(.t == \"op\") | .op][0:2] == [\"aten::tril\", \"aten::tril\"]"
+'
+test_expect_success 'triangular matmul that drops the diagonal term: a witness in the draws, confirmed' '
+	check_pair matmul-tril-bug &&
+	grep "inputs: .*gen[01]\[" matmul-tril-bug.report
+'
+test_expect_success 'a get_inputs() of draws only: the inputs are arg0, arg1 as before' '
+	dcat matmul-tiled/ref.trace | jq -s -e "map(select(.t == \"tinput\" and .role == \"input\") | .name) == [\"arg0\", \"arg1\"]"
+'
+
+test_done
 	exit
 fi
 
@@ -99,5 +117,21 @@ test_expect_success 'layer norm, one-pass variance by shared rows and a warp shu
 	check_pair layernorm-warp
 '
 test_expect_success 'layer norm whose E[x^2] lacks its 1/N: a confirmed witness' 'check_pair layernorm-warp-bug'
+
+# get_inputs() makes A and B lower triangular (torch.tril of a draw): it is
+# traced on both sides, its draws the inputs gen0 and gen1, so the kernel
+# that skips the zero terms is checked on the inputs it is promised.
+test_expect_success 'triangular matmul that skips the zeros get_inputs promises = torch, by structure' '
+	check_pair matmul-tril &&
+	dcat matmul-tril/ref.trace | jq -s -e "map(select(.t == \"tinput\" and .role == \"input\") | .name) == [\"gen0\", \"gen1\"]" &&
+	dcat matmul-tril/opt.trace | jq -s -e "[.[] | select(.t == \"op\") | .op][0:2] == [\"aten::tril\", \"aten::tril\"]"
+'
+test_expect_success 'triangular matmul that drops the diagonal term: a witness in the draws, confirmed' '
+	check_pair matmul-tril-bug &&
+	grep "inputs: .*gen[01]\[" matmul-tril-bug.report
+'
+test_expect_success 'a get_inputs() of draws only: the inputs are arg0, arg1 as before' '
+	dcat matmul-tiled/ref.trace | jq -s -e "map(select(.t == \"tinput\" and .role == \"input\") | .name) == [\"arg0\", \"arg1\"]"
+'
 
 test_done

@@ -83,11 +83,12 @@ class Sink:
 
 
 def record_run(sink, model, inputs, max_data, all_data, params=None, call=None, where="",
-               shapes=False):
+               shapes=False, gen=None):
     """Records model(*inputs) (or call(model, inputs)) into sink: inputs,
     parameters and buffers as tinputs (params: [(name, tensor[, own name])]
     in place of model.named_parameters(), buffers named "buffer:NAME"), the
-    ops, the outputs.  shapes: trace by shape (shapes.py) when the
+    ops, the outputs.  gen: a callable that makes the inputs (get_inputs(),
+    seeded), recorded too (Recorder.gen_inputs), in place of inputs.  shapes: trace by shape (shapes.py) when the
     record-only runtime is there to catch reads of what is not computed
     and no record carries every tensor's bytes (all_data).  Returns 0, or 3
     when unsupported (tunsupported written); ends the process with status
@@ -102,9 +103,10 @@ def record_run(sink, model, inputs, max_data, all_data, params=None, call=None, 
             runner = ShapeRunner(poison)
     rec = Recorder(sink.write, max_data=max_data, all_data=all_data, link=sink.link,
                    shapes=runner)
-    for i, x in enumerate(inputs):
-        if isinstance(x, torch.Tensor):
-            rec.add_input(x, "input", "arg%d" % i)
+    if gen is None:
+        for i, x in enumerate(inputs):
+            if isinstance(x, torch.Tensor):
+                rec.add_input(x, "input", "arg%d" % i)
     if params is None:
         params = [(n, p.data) for n, p in model.named_parameters()]
         params += [("buffer:" + n, b) for n, b in model.named_buffers()]
@@ -119,6 +121,8 @@ def record_run(sink, model, inputs, max_data, all_data, params=None, call=None, 
             rec.add_input(p, "param", n, own=own)
     try:
         with torch.no_grad(), rec:
+            if gen is not None:
+                inputs = rec.gen_inputs(gen)
             result = call(model, inputs) if call else model(*inputs)
         k = 0
         for r in flatten(result):
@@ -130,6 +134,43 @@ def record_run(sink, model, inputs, max_data, all_data, params=None, call=None, 
         print("dirigo_trace: %s: unsupported: %s" % (where, e.message), file=sys.stderr)
         return UNDECIDED
     return OK
+
+
+class _OpNames:
+    """The base names of the aten ops a call makes (made lazily: a
+    TorchDispatchMode subclass needs torch)."""
+
+    def __new__(cls):
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        class Probe(TorchDispatchMode):
+            def __init__(self):
+                super().__init__()
+                self.names = set()
+
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                self.names.add(func._schema.name.split("::")[-1])
+                return func(*args, **(kwargs or {}))
+        return Probe()
+
+
+def generated_inputs(get_inputs):
+    """Runs get_inputs() once; returns (inputs, generate): generate is
+    True when the inputs are more than random draws (torch.tril of a
+    randn, (A + A.T) / 2, a softmax of a randn, ...) and nothing but
+    functional float draws is random, so that record_run should record
+    get_inputs() itself (gen=) and check the program on the inputs it can
+    make.  Integer draws (randint: class indices, masks) keep today's
+    form, inputs of their own, since a draw's range is not recorded."""
+    import torch
+    from .recorder import DRAW_OPS, RANDOM_OPS
+    probe = _OpNames()
+    with torch.no_grad(), probe:
+        inputs = list(get_inputs())
+    names = probe.names
+    draws = names & DRAW_OPS
+    other_random = names & (RANDOM_OPS - DRAW_OPS)
+    return inputs, bool(draws) and not other_random and bool(names - DRAW_OPS)
 
 
 def trace_file(path, out, name=None, seed=42, max_data=1 << 20, all_data=False,

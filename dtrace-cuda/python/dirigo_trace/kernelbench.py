@@ -21,7 +21,11 @@ get_init_inputs().  OPT is the optimized program, in one of two forms:
 
 Both sides run the same sequence, so they see the same inputs and
 parameters: seed, get_init_inputs(); seed, Model(*init); (opt side: seed,
-ModelNew(*init)); seed, get_inputs().  ModelNew's parameters and buffers
+ModelNew(*init)); seed, get_inputs().  Where get_inputs() does more than
+draw float tensors (torch.tril(torch.randn(N, N)), (A + A.T) / 2, a
+softmax of a draw), it runs once more, seeded, under the recorder: its
+draws are the inputs (gen0, gen1, ...) and its ops are the first of the
+program, so both sides are checked on the inputs get_inputs() makes.  ModelNew's parameters and buffers
 are then set from Model's, matched by name and shape, else by order among
 those of the same shape; the trace names each by the reference's name
 (the program's own name, when it differs, is in the field "own").
@@ -42,7 +46,7 @@ import sys
 import traceback
 
 from . import ext
-from .harness import Sink, record_run
+from .harness import Sink, generated_inputs, record_run
 from .status import OK, TROUBLE, UNDECIDED
 
 
@@ -214,7 +218,9 @@ def reference_forward(fwd, module_fn):
 
 
 def build_side(ref_path, opt_path, side, seed):
-    """Loads the pair and returns (model, inputs, params, call) for side."""
+    """Loads the pair and returns (model, inputs, params, call, gen) for
+    side; gen: None, or get_inputs() seeded, for record_run to record
+    when the inputs are more than random draws (harness.generated_inputs)."""
     import torch
     ext.install()
     ref = load_module(ref_path, "dirigo_ref", ("Model", "get_inputs", "get_init_inputs"))
@@ -266,8 +272,13 @@ def build_side(ref_path, opt_path, side, seed):
         call = lambda mdl, xs: mdl(*xs, fn=fn)  # noqa: E731
     model.train()    # KernelBench runs forward in training mode
     seed_all(seed)
-    inputs = list(ref.get_inputs())
-    return model, inputs, params, call
+    inputs, generate = generated_inputs(ref.get_inputs)
+    gen = None
+    if generate:
+        def gen():
+            seed_all(seed)
+            return ref.get_inputs()
+    return model, inputs, params, call, gen
 
 
 def cmd_build(o):
@@ -286,10 +297,10 @@ def cmd_trace(o):
         out = open(o.out, "wb")
     try:
         sink = Sink(out if out else sys.stdout.buffer, name)
-        model, inputs, params, call = build_side(o.ref, o.opt, o.side, o.seed)
+        model, inputs, params, call, gen = build_side(o.ref, o.opt, o.side, o.seed)
         status = record_run(sink, model, inputs, o.max_data, o.all_data, params=params,
                             call=call, where=o.opt if o.side == "opt" else o.ref,
-                            shapes=o.shapes)
+                            shapes=o.shapes, gen=gen)
         sink.end(status)
     finally:
         if out:

@@ -17,6 +17,13 @@ A random op (rand*, bernoulli, normal_, dropout with p > 0 in training
 mode, ...) is recorded with "random": true and its results' tensor records
 carry their bytes: dmerge makes each result a fresh input of its program.
 
+While the recorder generates the inputs (gen_inputs(): get_inputs() of a
+KernelBench pair that does more than draw random tensors, such as
+torch.tril(torch.randn(N, N))), each random tensor drawn is instead an
+input of the program, named genK in the order drawn, the same on both
+sides, and the ops made of them are the program's first ops: the
+program is checked on the inputs get_inputs() can make, not on all.
+
 Storage versions follow the one rule of dirigo-trace(5), section STORAGE
 VERSIONS, which dmerge follows too: an op that writes a storage in place
 (an argument whose schema says Tensor(a!)) makes a new version of it, and
@@ -43,6 +50,9 @@ RANDOM_OPS = {
     "exponential_", "multinomial", "poisson", "cauchy_", "geometric_",
     "log_normal_", "random_", "rrelu_with_noise", "rrelu_with_noise_",
 }
+# Random ops that draw a new tensor (no in-place fill): while generating
+# inputs, each draw is an input of the program (Recorder.gen_inputs).
+DRAW_OPS = {"rand", "randn", "rand_like", "randn_like", "normal"}
 DROPOUT_OPS = {"native_dropout", "dropout", "dropout_", "feature_dropout",
                "alpha_dropout", "feature_alpha_dropout"}
 # Ops that move tensor values into Python or make shapes depend on data.
@@ -160,6 +170,7 @@ class Recorder(TorchDispatchMode):
         self.seq = 0
         self.busy = False
         self.consts = set()     # (storage id, version) of values that are constants
+        self.gen = None         # while generating inputs: the number of draws so far
 
     # ---- tensors ---------------------------------------------------------
 
@@ -249,6 +260,35 @@ class Recorder(TorchDispatchMode):
             rec["hash"] = fnv1a64(data)
         self.write(rec)
         return tid
+
+    def gen_inputs(self, get_inputs):
+        """Calls get_inputs() under the recorder, with every random draw
+        (DRAW_OPS) an input named genK and the other ops recorded; returns
+        its list of forward arguments."""
+        self.gen = 0
+        try:
+            return list(get_inputs())
+        finally:
+            self.gen = None
+
+    def _draw(self, func, args, kwargs):
+        """A random draw while generating inputs: computed (also when
+        tracing by shape, since its bytes may go with it) and declared an
+        input."""
+        self.busy = True
+        if self.link is not None:
+            self.link.suppress(1)
+        try:
+            result = func(*args, **kwargs)
+        finally:
+            if self.link is not None:
+                self.link.suppress(-1)
+        try:
+            self.add_input(result, "input", "gen%d" % self.gen)
+            self.gen += 1
+        finally:
+            self.busy = False
+        return result
 
     def add_output(self, t, name):
         self.sync()
@@ -361,6 +401,8 @@ class Recorder(TorchDispatchMode):
         named = self._arguments(schema, args, kwargs)
         enc = [self._encode(a.name, str(a.type), v) for a, v in named]
         random = self._check_supported(func, named)
+        if random and self.gen is not None and func._schema.name.split("::")[-1] in DRAW_OPS:
+            return self._draw(func, args, kwargs)
         self.busy = True
         if self.link is not None:
             self.link.suppress(1)
