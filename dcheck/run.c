@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define ABANDON_S 1.0                     /* seconds past the budget before workers are left behind */
+#define ABANDON_S 0.5                     /* seconds past the budget before workers are left behind */
 
 static double now_s(void)
 {
