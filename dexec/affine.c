@@ -30,7 +30,7 @@ typedef __int128 i128;
 #define NV          32            /* variables */
 #define DNF_MAX     64            /* conjunctions */
 #define LITS_MAX    64            /* comparisons per conjunction */
-#define ROWS_MAX    3000          /* constraints during elimination */
+#define ROWS_MAX    30000         /* constraints during elimination */
 #define DEPTH_MAX   48
 #define BIG         ((i128)1 << 100)
 

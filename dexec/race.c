@@ -129,7 +129,7 @@ static void report(struct dx_launch *L, const char *cls, const struct dx_acc *a,
 		"kernel '%s': %s: in block (%u,%u,%u), thread (%u,%u,%u) (%s at shared byte offset %" PRId64 ") "
 		"and thread (%u,%u,%u) (%s at byte offset %" PRId64 ")%s",
 		L->l->kernel, cross ? "shared-memory race between warps in one barrier epoch"
-		                    : "warp-synchronous access without __syncwarp",
+		                    : "warp-synchronous access with no __syncwarp between the two",
 		c1[0], c1[1], c1[2], t1[0], t1[1], t1[2], where(L, a), x1, t2[0], t2[1], t2[2], where(L, b), x2,
 		cross ? "" : ", threads of one warp");
 	const struct ptx_instr *in = a->write || (a->atomic && !b->write) ? a->in : b->in;
