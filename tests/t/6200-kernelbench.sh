@@ -152,6 +152,19 @@ test_expect_success 'a .cu extension with a functional reference (fn=forward)' '
 	test_cmp ref opt
 '
 
+# A reference that moves a tensor with .cuda() (level-1 66 and 68 of
+# KernelBench build their bias that way): on a torch without CUDA it stays
+# where it is, and the trace is the same as without the call.
+test_expect_success 'a reference that calls .cuda() traces on a torch without CUDA' '
+	sed "s/return F.relu(x \* scale + bias)/return F.relu(x * scale + bias.cuda())/" "$KB/scale-bias-relu/ref.py" >ref-cuda.py &&
+	grep -q "bias.cuda()" ref-cuda.py &&
+	dtrace-cuda --kernelbench -o cuda "$PWD/ref-cuda.py" "$KB/scale-bias-relu/opt.cu" 2>err &&
+	j cuda/ref.trace "select(.t==\"op\") | .op" >actual &&
+	printf "\"aten::mul.Tensor\"\n\"aten::add.Tensor\"\n\"aten::relu\"\n" >expect &&
+	test_cmp expect actual &&
+	dmerge cuda/ref.trace cuda/opt.trace >/dev/null
+'
+
 test_expect_success 'usage: --kernelbench needs two programs, one place for the traces' '
 	test_must_fail --status=2 dtrace-cuda --kernelbench "$RE/ref.py" 2>err &&
 	test_must_fail --status=2 dtrace-cuda --kernelbench --ref-out r "$RE/ref.py" "$RE/opt-bug.py" 2>err &&

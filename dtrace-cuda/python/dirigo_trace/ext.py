@@ -526,7 +526,19 @@ def load_cu(path, cached_only=False):
 
 def install():
     """Makes torch.utils.cpp_extension.load_inline and load build with this
-    module (call before the program imports them)."""
+    module (call before the program imports them), and, with a torch that
+    has no CUDA, x.cuda() and module.cuda() in the program's Python keep
+    their tensors where they are (the C++ side is rewritten the same way,
+    REWRITES): every tensor of a trace on the CPU stands for a device one."""
+    import torch
     ce = cpp_extension()
     ce.load_inline = load_inline
     ce.load = load
+    if not torch.cuda.is_available():
+        torch.Tensor.cuda = _stay
+        torch.nn.Module.cuda = _stay
+
+
+def _stay(self, *args, **kwargs):
+    """Tensor.cuda / Module.cuda without CUDA: self, where it is."""
+    return self
