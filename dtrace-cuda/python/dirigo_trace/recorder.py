@@ -284,6 +284,9 @@ class Recorder(TorchDispatchMode):
             if self.link is not None:
                 self.link.suppress(-1)
         try:
+            # a new storage, even where the allocator hands out the address
+            # of a tensor freed before (the draw a torch.tril consumed)
+            self.tensor_id(result, fresh=True)
             self.add_input(result, "input", "gen%d" % self.gen)
             self.gen += 1
         finally:
