@@ -10,13 +10,14 @@
  * v[0] permutation / i[0..2] dim, start, step / index; cat: i[0] dim,
  * in_start[j] where operand j starts along it (any number of operands up
  * to OP_MAX_OPERANDS, found by bisection); stack: i[0] the new dim; split: i[0] dim, i[1] split size, result r the chunk
- * from r * i[1].
+ * from r * i[1]; flip: v[0][d] 1 where dimension d is reversed.
  */
 #include "engine/ops/ops-impl.h"
 
 #include <string.h>
 
-enum { V_SAME, V_PERMUTE, V_TRANSPOSE, V_T, V_EXPAND, V_SLICE, V_SELECT, V_COPY, V_REPEAT, V_CAT, V_STACK, V_SPLIT };
+enum { V_SAME, V_PERMUTE, V_TRANSPOSE, V_T, V_EXPAND, V_SLICE, V_SELECT, V_COPY, V_REPEAT, V_CAT, V_STACK, V_SPLIT,
+       V_FLIP };
 
 #define VW(n, k) { "aten::" n, view_bind, view_elem, k, true }
 const struct op_def view_defs[] = {
@@ -30,7 +31,7 @@ const struct op_def view_defs[] = {
 	VW("expand", V_EXPAND), VW("expand_as", V_EXPAND), VW("slice.Tensor", V_SLICE),
 	VW("select.int", V_SELECT), VW("copy", V_COPY), VW("repeat", V_REPEAT), VW("cat", V_CAT),
 	VW("concat", V_CAT), VW("stack", V_STACK), VW("split.Tensor", V_SPLIT),
-	VW("unsafe_split.Tensor", V_SPLIT),
+	VW("unsafe_split.Tensor", V_SPLIT), VW("flip", V_FLIP),
 	{ NULL, NULL, NULL, 0, false }
 };
 
@@ -291,6 +292,17 @@ bool view_bind(struct bind *b, int kind)
 		at->kind = V_PERMUTE;
 		break;
 	}
+	case V_FLIP:
+		n = b_ints(b, "dims", v, OP_MAX_DIMS);
+		for (unsigned i = 0; i < x->ndim; i++)
+			at->v[0][i] = 0;
+		for (unsigned i = 0; i < n; i++) {
+			int d = dim_wrap(v[i], x->ndim);
+			if (d < 0)
+				return bind_fail(b, "bad dims");
+			at->v[0][d] = 1;
+		}
+		break;
 	case V_EXPAND:
 		n = b_ints(b, "size", v, OP_MAX_DIMS);
 		if (!n && b_opnd(b, "other") >= 0) {
@@ -355,6 +367,10 @@ V view_elem(struct alg *A, unsigned r, const int64_t *idx)
 	case V_PERMUTE:
 		for (unsigned i = 0; i < x->ndim; i++)
 			xi[at->v[0][i]] = idx[i];
+		return a_in(A, k, ix_ravel(xi, x));
+	case V_FLIP:
+		for (unsigned i = 0; i < x->ndim; i++)
+			xi[i] = at->v[0][i] ? x->dim[i] - 1 - idx[i] : idx[i];
 		return a_in(A, k, ix_ravel(xi, x));
 	case V_EXPAND:
 		return a_in(A, k, ix_bcast(idx, in->res[0].ndim, x));

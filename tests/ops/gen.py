@@ -164,6 +164,8 @@ def cases():
     yield "triplet_margin", lambda a, p, n: F.triplet_margin_loss(a, p, n, margin=1.0), [r(4, 6), r(4, 6), r(4, 6)]
     yield "views", lambda a: a.view(3, 20).t().contiguous()[1:7:2].reshape(-1).unsqueeze(0).expand(2, 9) * 1.0, [r(3, 4, 5)]
     yield "select-permute", lambda a: a[:, 1].permute(1, 0).flatten() + 0.0, [r(3, 4, 5)]
+    yield "flip", lambda a: torch.flip(a, [1]) * 2, [r(3, 4, 5)]
+    yield "flip-dims", lambda a: torch.flip(a, [0, -1]) + 1, [r(3, 4, 5)]
     yield "transpose-squeeze", lambda a: a.transpose(0, 2).squeeze(1) * 2, [r(3, 1, 5)]
     yield "softsign-ops", F.softsign, [r(3, 4)]
     yield "diag-vector", lambda a: torch.diag(a), [r(4)]
