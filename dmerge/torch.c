@@ -594,21 +594,19 @@ static bool same_shape(const struct obl_view *a, const struct obl_view *b)
 static bool match_role(struct merge *m, enum torch_role role, uint32_t *match)
 {
 	struct prog *r = &m->progs[0], *o = &m->progs[1];
-	uint32_t ia[256], ib[256], na = 0, nb = 0;
+	uint32_t *ia = xcalloc(r->tins.len + 1, sizeof *ia), *ib = xcalloc(o->tins.len + 1, sizeof *ib);
+	uint32_t na = 0, nb = 0;
+	bool ok = false;
 	for (uint32_t i = 0; i < r->tins.len; i++)
-		if (r->tins.items[i].role == role) {
-			if (na == 256) goto many;
+		if (r->tins.items[i].role == role)
 			ia[na++] = i;
-		}
 	for (uint32_t i = 0; i < o->tins.len; i++)
-		if (o->tins.items[i].role == role) {
-			if (nb == 256) goto many;
+		if (o->tins.items[i].role == role)
 			ib[nb++] = i;
-		}
 	if (na != nb) {
 		warn("programs do not match: '%s' has %u %s, '%s' has %u", r->name, na,
 		     role_plural[role], o->name, nb);
-		return false;
+		goto out;
 	}
 	/* by name when both programs name the same set */
 	bool by_name = true;
@@ -632,16 +630,17 @@ static bool match_role(struct merge *m, enum torch_role role, uint32_t *match)
 			warn("programs do not match: %s '%s' of '%s' is %s, but %s '%s' of '%s' is %s "
 			     "(matched by %s)", torch_role_name(role), a->name, r->name, sa,
 			     torch_role_name(role), b->name, o->name, sb, by_name ? "name" : "order");
-			return false;
+			goto out;
 		}
 		if (a->hash && b->hash && strcmp(a->hash, b->hash) != 0)
 			note("%s '%s' holds different data in the two traces; inputs are symbolic, the "
 			     "reference's data is kept for replay", torch_role_name(role), a->name);
 	}
-	return true;
-many:
-	warn("more than 256 %s in one program", role_plural[role]);
-	return false;
+	ok = true;
+out:
+	free(ia);
+	free(ib);
+	return ok;
 }
 
 /* ---- the common prefix ------------------------------------------------------ */

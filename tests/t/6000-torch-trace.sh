@@ -290,4 +290,29 @@ test_expect_success 'an extension that links a CUDA library dirigo does not mode
 	grep "calls .cudaGraphLaunch., which dirigo.s recording runtime does not provide$" err
 '
 
+# More parameters than a small fixed table held (level-3 15_DenseNet121
+# has 316): dmerge pairs every one.
+test_expect_success 'a program with 300 parameters: traced, and dmerge pairs them all' '
+	cat >many.py <<-\EOF &&
+	import torch
+	import torch.nn as nn
+	class Model(nn.Module):
+	    def __init__(self):
+	        super().__init__()
+	        self.ws = nn.ParameterList([nn.Parameter(torch.randn(2)) for _ in range(300)])
+	    def forward(self, x):
+	        for w in self.ws:
+	            x = x * w
+	        return x
+	def get_inputs():
+	    return [torch.randn(2)]
+	def get_init_inputs():
+	    return []
+	EOF
+	PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" -m dirigo_trace many.py --name ref --out many-ref.trace 2>err &&
+	PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" -m dirigo_trace many.py --name opt --out many-opt.trace 2>err &&
+	test $(dcat many-ref.trace | jq -c "select(.t==\"tinput\" and .role==\"param\")" | wc -l) = 300 &&
+	dmerge many-ref.trace many-opt.trace >many.obl
+'
+
 test_done

@@ -152,12 +152,13 @@ test_expect_success 'a .cu extension with a functional reference (fn=forward)' '
 	test_cmp ref opt
 '
 
-# A reference that moves a tensor with .cuda() (level-1 66 and 68 of
-# KernelBench build their bias that way): on a torch without CUDA it stays
-# where it is, and the trace is the same as without the call.
-test_expect_success 'a reference that calls .cuda() traces on a torch without CUDA' '
-	sed "s/return F.relu(x \* scale + bias)/return F.relu(x * scale + bias.cuda())/" "$KB/scale-bias-relu/ref.py" >ref-cuda.py &&
-	grep -q "bias.cuda()" ref-cuda.py &&
+# A reference that moves tensors with .cuda() or .to("cuda") (level-1 66
+# and 68 build their bias that way, level-3 16_DenseNet201 its parameters):
+# on a torch without CUDA they stay on the CPU, and the trace is the same
+# as without the calls.
+test_expect_success 'a reference that calls .cuda() and .to("cuda") traces on a torch without CUDA' '
+	sed "s/return F.relu(x \* scale + bias)/return F.relu(x.to(\"cuda\") * scale + bias.cuda().to(device=\"cuda:0\"))/" "$KB/scale-bias-relu/ref.py" >ref-cuda.py &&
+	grep -q "bias.cuda().to(device=.cuda:0.)" ref-cuda.py &&
 	dtrace-cuda --kernelbench -o cuda "$PWD/ref-cuda.py" "$KB/scale-bias-relu/opt.cu" 2>err &&
 	j cuda/ref.trace "select(.t==\"op\") | .op" >actual &&
 	printf "\"aten::mul.Tensor\"\n\"aten::add.Tensor\"\n\"aten::relu\"\n" >expect &&

@@ -527,18 +527,42 @@ def load_cu(path, cached_only=False):
 def install():
     """Makes torch.utils.cpp_extension.load_inline and load build with this
     module (call before the program imports them), and, with a torch that
-    has no CUDA, x.cuda() and module.cuda() in the program's Python keep
-    their tensors where they are (the C++ side is rewritten the same way,
-    REWRITES): every tensor of a trace on the CPU stands for a device one."""
+    has no CUDA, x.cuda(), x.to("cuda") and their module forms in the
+    program's Python keep their tensors on the CPU (the C++ side is
+    rewritten the same way, REWRITES): every tensor of a trace on the CPU
+    stands for a device one."""
     import torch
     ce = cpp_extension()
     ce.load_inline = load_inline
     ce.load = load
-    if not torch.cuda.is_available():
+    if not torch.cuda.is_available() and not getattr(torch.Tensor.to, "_dirigo", False):
         torch.Tensor.cuda = _stay
         torch.nn.Module.cuda = _stay
+        torch.Tensor.to = _on_cpu(torch.Tensor.to)
+        torch.nn.Module.to = _on_cpu(torch.nn.Module.to)
 
 
 def _stay(self, *args, **kwargs):
     """Tensor.cuda / Module.cuda without CUDA: self, where it is."""
     return self
+
+
+def _cpu_device(d):
+    import torch
+    if isinstance(d, str) and d.split(":")[0] == "cuda":
+        return "cpu"
+    if isinstance(d, torch.device) and d.type == "cuda":
+        return torch.device("cpu")
+    return d
+
+
+def _on_cpu(to):
+    """Tensor.to / Module.to without CUDA: a CUDA device ("cuda",
+    "cuda:0", torch.device("cuda")) means the CPU."""
+    def wrapped(self, *args, **kwargs):
+        args = tuple(_cpu_device(a) for a in args)
+        if "device" in kwargs:
+            kwargs["device"] = _cpu_device(kwargs["device"])
+        return to(self, *args, **kwargs)
+    wrapped._dirigo = True
+    return wrapped
