@@ -4,7 +4,8 @@
 # (tests/t/programs/ext): where the cache lives, nvcc's phases run at once
 # with the host code at -O0 and the PTX nvcc gives, cache hits, concurrent
 # builders, keys that do not depend on the checkout, the precompiled
-# header of a header prefix, and a source that does not compile.
+# header of a header prefix, a source that names its own module, and a
+# source that does not compile.
 #
 # Skipped without a python3 that imports torch, without nvcc, or without
 # torch's C++ headers and pybind11.  Each test run builds into its own
@@ -151,6 +152,15 @@ test_expect_success 'with the precompiled header, the object defines what it def
 	test_cmp without with
 '
 
+# level-3 25_ShuffleNetUnit names its module itself: PYBIND11_MODULE(
+# ShuffleNetUnit, m); built as it is, Python finds no PyInit_ for the
+# build's name
+test_expect_success 'a source that names its own module: built under the build name, and imports' '
+	sed "s/^PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)/PYBIND11_MODULE(TwiceOwnName, m)/" "$EXT/twice.cu" >named.cu &&
+	grep -q "^PYBIND11_MODULE(TwiceOwnName, m)" named.cu &&
+	build named.cu >n.out 2>n.err &&
+	grep -q "\[1, 1\]$" n.out
+'
 test_expect_success 'a source that does not compile: its error line, status 2' '
 	cp "$EXT/broken.cu" . &&
 	test_must_fail --status=2 dtrace-cuda --kernelbench --build-only "$ROOT/tests/kernelbench/scale-bias-relu/ref.py" broken.cu 2>err &&

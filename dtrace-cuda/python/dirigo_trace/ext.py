@@ -24,8 +24,9 @@ itself (see dtrace-cuda(1), section KERNELBENCH):
   * after rewriting the sources and the local headers they include
     (REWRITES below) so that checks for CUDA tensors accept the CPU tensors
     they get: x.is_cuda() becomes x.is_cpu(), kCUDA becomes kCPU, x.cuda()
-    becomes x.cpu(), and the CUDA device guards become
-    dirigo_compat::DeviceGuard (no-op).
+    becomes x.cpu(), the CUDA device guards become
+    dirigo_compat::DeviceGuard (no-op), and a module the source names
+    itself (PYBIND11_MODULE(Name, m)) takes the build's name.
 
 The kernels then take CPU data pointers, which the record-only runtime
 records (and maps to torch storages) instead of running.  Builds are
@@ -58,6 +59,9 @@ REWRITES = [
      "dirigo_compat::DeviceGuard"),
     (re.compile(r"(?<![:\w])(?:Optional)?CUDAGuard\b(?=\s+\w+\s*[({])"),
      "dirigo_compat::DeviceGuard"),
+    # a module named in the source (PYBIND11_MODULE(ShuffleNetUnit, m))
+    # gets the name of its build, or Python finds no PyInit_ for it
+    (re.compile(r"\bPYBIND11_MODULE\s*\(\s*\w+\s*,"), "PYBIND11_MODULE(TORCH_EXTENSION_NAME,"),
 ]
 
 CUDA_FLAGS = [
