@@ -88,9 +88,10 @@ def record_run(sink, model, inputs, max_data, all_data, params=None, call=None, 
     parameters and buffers as tinputs (params: [(name, tensor[, own name])]
     in place of model.named_parameters(), buffers named "buffer:NAME"), the
     ops, the outputs.  gen: a callable that makes the inputs (get_inputs(),
-    seeded), recorded too (Recorder.gen_inputs), in place of inputs.  shapes: trace by shape (shapes.py) when the
-    record-only runtime is there to catch reads of what is not computed
-    and no record carries every tensor's bytes (all_data).  Returns 0, or 3
+    seeded), recorded too (Recorder.gen_inputs), in place of inputs.
+    shapes: trace by shape (shapes.py) when the record-only runtime is
+    there to catch reads of what is not computed and no record carries
+    every tensor's bytes (all_data).  Returns 0, or 3
     when unsupported (tunsupported written); ends the process with status
     shapes.RETRACE when a trace by shape needs values."""
     import torch
@@ -136,22 +137,20 @@ def record_run(sink, model, inputs, max_data, all_data, params=None, call=None, 
     return OK
 
 
-class _OpNames:
-    """The base names of the aten ops a call makes (made lazily: a
-    TorchDispatchMode subclass needs torch)."""
+def _op_names_probe():
+    """A dispatch mode that collects the base names of the aten ops a call
+    makes, in .names (made here: a TorchDispatchMode subclass needs torch)."""
+    from torch.utils._python_dispatch import TorchDispatchMode
 
-    def __new__(cls):
-        from torch.utils._python_dispatch import TorchDispatchMode
+    class Probe(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.names = set()
 
-        class Probe(TorchDispatchMode):
-            def __init__(self):
-                super().__init__()
-                self.names = set()
-
-            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-                self.names.add(func._schema.name.split("::")[-1])
-                return func(*args, **(kwargs or {}))
-        return Probe()
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.names.add(func._schema.name.split("::")[-1])
+            return func(*args, **(kwargs or {}))
+    return Probe()
 
 
 def generated_inputs(get_inputs):
@@ -164,7 +163,7 @@ def generated_inputs(get_inputs):
     form, inputs of their own, since a draw's range is not recorded."""
     import torch
     from .recorder import DRAW_OPS, RANDOM_OPS
-    probe = _OpNames()
+    probe = _op_names_probe()
     with torch.no_grad(), probe:
         inputs = list(get_inputs())
     names = probe.names

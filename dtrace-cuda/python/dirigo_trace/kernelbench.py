@@ -25,10 +25,11 @@ ModelNew(*init)); seed, get_inputs().  Where get_inputs() does more than
 draw float tensors (torch.tril(torch.randn(N, N)), (A + A.T) / 2, a
 softmax of a draw), it runs once more, seeded, under the recorder: its
 draws are the inputs (gen0, gen1, ...) and its ops are the first of the
-program, so both sides are checked on the inputs get_inputs() makes.  ModelNew's parameters and buffers
-are then set from Model's, matched by name and shape, else by order among
-those of the same shape; the trace names each by the reference's name
-(the program's own name, when it differs, is in the field "own").
+program, so both sides are checked on the inputs get_inputs() makes.
+ModelNew's parameters and buffers are then set from Model's, matched by
+name and shape, else by order among those of the same shape; the trace
+names each by the reference's name (the program's own name, when it
+differs, is in the field "own").
 
 `build` builds the extension of OPT (or nothing) without tracing, so that
 the traced runs find it in the cache.  `trace --shapes` traces by shape
