@@ -84,13 +84,17 @@ struct locgen;
 /* ets[i]: the element type compared for output i (borrowed).  skip (NULL:
  * none): outputs left out (decided whole by value numbering), which have
  * no locations here.  s: a solver for the path-condition coverage of the
- * heuristic order (borrowed; NULL: no coverage tier). */
+ * heuristic order (borrowed; NULL: no coverage tier); the coverage tier
+ * asks no more questions once cover_until (a deadline) has passed. */
 struct locgen *locgen_new(const struct sym_state *st, const enum etype *ets, const bool *skip,
-                          enum order_kind kind, uint64_t seed, struct smt *s);
+                          enum order_kind kind, uint64_t seed, struct smt *s, double cover_until);
 bool locgen_next(struct locgen *g, uint32_t *output, uint64_t *index);
 uint64_t locgen_total(const struct locgen *g);        /* locations of all outputs */
 /* Sizes of the heuristic prefix: tier 1, tier 2, and all three tiers. */
 void locgen_prefix(const struct locgen *g, uint64_t *corners, uint64_t *covered, uint64_t *prefix);
+/* Tier-2 writes the solver was asked about (one question per domain), and
+ * those left unasked when the coverage tier's share of the budget ran out. */
+void locgen_cover_asked(const struct locgen *g, uint64_t *asked, uint64_t *unasked);
 void locgen_free(struct locgen *g);                   /* NULL ok */
 
 /* ---- screen.c ---- */

@@ -7,6 +7,11 @@
  *             later launches first); path-condition coverage (for each
  *             write no corner thread performs, a thread the solver finds
  *             in its domain); the first and last element of every output.
+ *             Writes share domains (an unrolled loop's 4096 stores under
+ *             one guard), so the solver is asked once per domain, and
+ *             tier 2 stops at its share of the budget: a kernel with
+ *             tens of thousands of writes must not spend dcheck's budget
+ *             before the first location is checked.
  *             Then the other locations in a seeded random permutation.
  * sequential  every element in turn, output after output (a baseline).
  * random      a seeded random permutation of all locations.
@@ -17,6 +22,7 @@
  * outputs (output 0's elements first).
  */
 #include "dcheck.h"
+#include "libcommon/deadline.h"
 #include "libcommon/diag.h"
 
 #include <stdlib.h>
@@ -88,6 +94,15 @@ struct locgen {
 	uint64_t total, cursor;          /* all locations; next in the rest */
 	struct perm perm;
 	uint64_t corners, covered;       /* prefix locations from tiers 1 and 2 */
+	double cover_until;              /* tier 2 stops here */
+	uint64_t asked, unasked;         /* tier-2 writes asked about, left unasked */
+};
+
+/* One tier-2 question per domain of a launch: is a thread in it, which. */
+struct dom_answer {
+	const struct expr *dom;
+	enum smt_result res;
+	uint32_t x[6];
 };
 
 static size_t key_hash(uint32_t o, uint64_t i)
@@ -192,6 +207,7 @@ static void launch_prefix(struct locgen *g, const struct obl_launch *l, const en
 		memset(th[nth], 0, sizeof th[nth]);
 		th[nth][0] = lane;
 	}
+	VEC(struct dom_answer) asked = { 0 };
 	for (uint32_t o = 0; o < g->nout; o++) {
 		const struct obl_output *out = &ob->outputs.items[o];
 		for (uint32_t k = 0; k < ws->nwrites; k++) {
@@ -213,15 +229,29 @@ static void launch_prefix(struct locgen *g, const struct obl_launch *l, const en
 			}
 			if (corners || hit || !s || e_has_data(w->dom) || e_has_data(w->addr))
 				continue;
-			struct smt_geom geo;
-			uint32_t x[6];
+			struct dom_answer *a = NULL;
+			for (size_t i = 0; i < asked.len && !a; i++)
+				if (asked.items[i].dom == w->dom)
+					a = &asked.items[i];
+			if (!a) {
+				if (deadline_passed(g->cover_until)) {
+					g->unasked++;
+					continue;
+				}
+				struct smt_geom geo;
+				struct dom_answer na = { w->dom, SMT_UNKNOWN, { 0 } };
+				resolver_geom(l, &geo);
+				na.res = smt_thread_sat(s, &geo, w->dom, na.x, na.x + 3);
+				VEC_PUSH(asked, na);
+				a = &asked.items[asked.len - 1];
+				g->asked++;
+			}
 			uint64_t index;
-			resolver_geom(l, &geo);
-			if (smt_thread_sat(s, &geo, w->dom, x, x + 3) == SMT_SAT &&
-			    write_loc(g, l, w, o, ets, x, &index))
+			if (a->res == SMT_SAT && write_loc(g, l, w, o, ets, a->x, &index))
 				add(g, o, index);
 		}
 	}
+	VEC_FREE(asked);
 }
 
 static int launch_cmp(const void *pa, const void *pb)
@@ -249,12 +279,13 @@ int order_parse(const char *s)
 }
 
 struct locgen *locgen_new(const struct sym_state *st, const enum etype *ets, const bool *skip,
-                          enum order_kind kind, uint64_t seed, struct smt *s)
+                          enum order_kind kind, uint64_t seed, struct smt *s, double cover_until)
 {
 	const struct obligation *ob = &st->obl;
 	struct locgen *g = xcalloc(1, sizeof *g);
 	g->st = st;
 	g->kind = kind;
+	g->cover_until = cover_until;
 	g->nout = ob->outputs.len;
 	g->count = xcalloc(g->nout + 1, sizeof *g->count);
 	g->first = xcalloc(g->nout + 1, sizeof *g->first);
@@ -289,6 +320,12 @@ struct locgen *locgen_new(const struct sym_state *st, const enum etype *ets, con
 uint64_t locgen_total(const struct locgen *g)
 {
 	return g->total;
+}
+
+void locgen_cover_asked(const struct locgen *g, uint64_t *asked, uint64_t *unasked)
+{
+	*asked = g->asked;
+	*unasked = g->unasked;
 }
 
 void locgen_prefix(const struct locgen *g, uint64_t *corners, uint64_t *covered, uint64_t *prefix)

@@ -20,6 +20,7 @@
 #include "libcommon/diag.h"
 #include "engine/vnum.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #define ABANDON_S 0.5                     /* seconds past the budget before workers are left behind */
+#define COVER_SHARE 0.1                   /* of the budget left, for the path-condition coverage tier */
 
 static double now_s(void)
 {
@@ -501,7 +503,25 @@ static void check_all(const struct dcheck_opts *o, const struct sym_state *st, c
 	enum etype *ets = output_types(st, r);
 	p.ets = ets;
 	bool *whole = equal_outputs(o, st, ets, out, t);
-	p.g = locgen_new(st, ets, whole, o->order, o->seed, s);
+	for (uint32_t i = 0; i < st->obl.outputs.len; i++)
+		if (obl_output_has_cuts(&st->obl, i)) {
+			/* decided by its cuts (dmerge(1), "Identical tails") */
+			if (!whole)
+				whole = xcalloc(st->obl.outputs.len + 1, sizeof *whole);
+			if (!whole[i] && diag_verbose())
+				note("output %u (%s): checked at its cuts", i, st->obl.outputs.items[i].name);
+			whole[i] = true;
+		}
+	double cover_until = o->deadline == DEADLINE_NONE ? DEADLINE_NONE :
+	                     deadline_now() + COVER_SHARE * fmax(0, o->deadline - deadline_now());
+	smt_set_deadline(s, cover_until);
+	p.g = locgen_new(st, ets, whole, o->order, o->seed, s, cover_until);
+	uint64_t asked, unasked;
+	locgen_cover_asked(p.g, &asked, &unasked);
+	if (unasked)
+		note("path-condition coverage: %llu write%s left out when its share of the budget "
+		     "(%.0f%%) ran out after %llu question%s", (unsigned long long)unasked,
+		     unasked == 1 ? "" : "s", 100 * COVER_SHARE, (unsigned long long)asked, asked == 1 ? "" : "s");
 	free(whole);
 	resolver_free(r);
 	smt_free(s);

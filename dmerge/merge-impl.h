@@ -102,6 +102,7 @@ struct merge {
 	/* h2d values must point at shared inputs, known only at the end: they
 	 * are patched in merge_finish. */
 	bool no_trim;               /* --no-trim */
+	bool no_tails;              /* --no-tails */
 	/* Findings dmerge makes itself (shape-mismatch), written after the
 	 * obligation; they name no launch (launch UINT32_MAX). */
 	VEC(struct sym_finding) findings;

@@ -382,7 +382,7 @@ int merge_finish(struct merge *m, struct stream_out *w)
 		struct obl_output out = {
 			.output = (uint32_t)i, .bytes = r->d2h.items[i].bytes,
 			.value = { r->d2h.items[i].value, o->d2h.items[i].value },
-			.off = { r->d2h.items[i].off, o->d2h.items[i].off },
+			.off = { r->d2h.items[i].off, o->d2h.items[i].off }, .tail_of = NO_VALUE,
 		};
 		VEC_PUSH(m->ob.outputs, out);
 	}
@@ -424,10 +424,16 @@ void merge_set_trim(struct merge *m, bool on)
 	m->no_trim = !on;
 }
 
-enum exit_status dmerge_run(struct stream_in *in, FILE *out, bool trim)
+void merge_set_tails(struct merge *m, bool on)
+{
+	m->no_tails = !on;
+}
+
+enum exit_status dmerge_run(struct stream_in *in, FILE *out, bool trim, bool tails)
 {
 	struct merge *m = merge_new();
 	merge_set_trim(m, trim);
+	merge_set_tails(m, tails);
 	struct stream_out *w = stream_out_new(out);
 	/* Records dmerge does not know pass through, after the obligation
 	 * (which can only be written once both traces are read). */

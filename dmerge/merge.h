@@ -28,11 +28,13 @@ int  merge_record(struct merge *m, const struct record *rec);
  * returns EXIT_OK, EXIT_BUG when it wrote a finding, or EXIT_TROUBLE after
  * a message saying why the two programs cannot be matched. */
 int  merge_finish(struct merge *m, struct stream_out *w);
-/* Trimming of the common prefix of torch ops (on by default). */
+/* Trimming of the common prefix of torch ops (off by default). */
 void merge_set_trim(struct merge *m, bool on);
+/* Cutting identical tails (on by default): dmerge(1), "Identical tails". */
+void merge_set_tails(struct merge *m, bool on);
 
 /* dmerge over the whole input: the obligation, then the records it does
  * not know, to out.  Returns the exit status. */
-enum exit_status dmerge_run(struct stream_in *in, FILE *out, bool trim);
+enum exit_status dmerge_run(struct stream_in *in, FILE *out, bool trim, bool tails);
 
 #endif

@@ -803,6 +803,162 @@ static void trim(struct merge *m)
 	VEC_FREE(vals);
 }
 
+/* ---- the identical tail ------------------------------------------------------- */
+
+/* Both programs often end with the same ops: a custom kernel for the first
+ * convolution, then the same torch layers.  The output then equals
+ * wherever the pair of tensors that tail starts from does, for every
+ * input (the same deterministic ops on equal operands), and that pair is
+ * far cheaper to check than the output.  Walking back from an output
+ * pair through ops that are the same in both programs (name, attributes,
+ * operand geometry; operands either the same shared value or a pair of
+ * program values walked further), the pairs where the programs stop
+ * agreeing are the output's cuts: new output records with tail_of.  The
+ * converse does not hold (a relu hides a difference in negative numbers),
+ * so dcheck reports a difference at a cut as unknown, never as a bug. */
+
+#define TAIL_PAIRS_MAX 4096   /* value pairs walked per output */
+#define TAIL_CUTS_MAX 8       /* cuts per output */
+
+struct vpair { uint32_t a, b; const struct obl_view *va, *vb; };
+struct tail { struct vpair *p; size_t n, cap; };
+
+static bool tail_push(struct tail *t, uint32_t a, uint32_t b, const struct obl_view *va,
+                      const struct obl_view *vb)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->p[i].a == a && t->p[i].b == b && same_geometry(t->p[i].va, va) &&
+		    same_geometry(t->p[i].vb, vb))
+			return true;
+	if (t->n == TAIL_PAIRS_MAX)
+		return false;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 16;
+		t->p = xrealloc(t->p, t->cap * sizeof *t->p);
+	}
+	t->p[t->n++] = (struct vpair){ a, b, va, vb };
+	return true;
+}
+
+/* The op whose whole fresh result value v is (not a trimmed one), or NULL. */
+static const struct obl_op *def_op(const struct obligation *ob, uint32_t v)
+{
+	const struct obl_value *x = &ob->values.items[v];
+	if (x->def != VD_OP || x->prev != NO_VALUE || x->input != NO_VALUE || x->op >= ob->ops.len)
+		return NULL;
+	const struct obl_op *o = &ob->ops.items[x->op];
+	return fresh_result(ob, o, x->result) == v ? o : NULL;
+}
+
+/* Tensor operands ta of a and tb of b: the same value (nothing to walk),
+ * or a pair walked further; false when their geometry differs. */
+static bool tail_operand(const struct obligation *ob, struct tail *t, const struct obl_op *a,
+                         uint32_t ta, const struct obl_op *b, uint32_t tb)
+{
+	const struct obl_view *va = obl_op_view(a, ta), *vb = obl_op_view(b, tb);
+	if (!va || !vb || !same_geometry(va, vb))
+		return false;
+	return same_value(ob, va->value, vb->value) || tail_push(t, va->value, vb->value, va, vb);
+}
+
+/* Ops a (ref) and b (opt) are the same function of their operands (bound
+ * by the op table, so that stride [1] and [1, 1] are one attribute), r
+ * being the result walked; the operand pairs go onto t. */
+static bool tail_same_op(struct merge *m, struct tail *t, const struct obl_op *a,
+                         const struct obl_op *b, uint32_t r)
+{
+	const struct obligation *ob = &m->ob;
+	const struct torch_op *x = &a->call, *y = &b->call;
+	if (a->unsupported || b->unsupported || x->nmuts || y->nmuts || r >= x->nouts ||
+	    r >= y->nouts || x->outs[r] == TORCH_NO_TENSOR || y->outs[r] == TORCH_NO_TENSOR ||
+	    !same_geometry(obl_op_view(a, x->outs[r]), obl_op_view(b, y->outs[r])))
+		return false;
+	struct op_inst ia, ib;
+	char err[256];
+	if (!op_bind(x, obl_op_shape, (void *)a, &m->arena, &ia, err, sizeof err) ||
+	    !op_bind(y, obl_op_shape, (void *)b, &m->arena, &ib, err, sizeof err) ||
+	    !op_same_call(&ia, &ib))
+		return false;
+	for (unsigned k = 0; k < ia.nin; k++)
+		if (!tail_operand(ob, t, a, ia.in_tensor[k], b, ib.in_tensor[k]))
+			return false;
+	return true;
+}
+
+/* Output i's cuts into *cuts (its pairs), the tail's ops in *nops; false
+ * when the output has no tail or its cuts are not plain tensors. */
+static bool tail_walk(struct merge *m, const struct obl_output *out, struct tail *cuts, uint32_t *nops)
+{
+	const struct obligation *ob = &m->ob;
+	struct tail t = { 0 };
+	bool ok = false;
+	*nops = 0;
+	cuts->n = 0;
+	const struct obl_op *a0 = def_op(ob, out->value[0]), *b0 = def_op(ob, out->value[1]);
+	if (!a0 || !b0)
+		return false;
+	const struct obl_view *ra = obl_op_view(a0, obl_op_result(a0, ob->values.items[out->value[0]].result));
+	const struct obl_view *rb = obl_op_view(b0, obl_op_result(b0, ob->values.items[out->value[1]].result));
+	uint64_t es = etype_size(ra->dtype);
+	if (!same_geometry(ra, rb) || out->off[0] != (uint64_t)ra->offset * es ||
+	    out->off[1] != (uint64_t)rb->offset * es || out->bytes != obl_view_numel(ra) * es)
+		return false;
+	tail_push(&t, out->value[0], out->value[1], ra, rb);
+	for (size_t i = 0; i < t.n; i++) {
+		struct vpair pr = t.p[i];
+		const struct obl_op *a = def_op(ob, pr.a), *b = def_op(ob, pr.b);
+		uint32_t r = ob->values.items[pr.a].result;
+		if (a && b && r == ob->values.items[pr.b].result) {
+			size_t before = t.n;
+			if (tail_same_op(m, &t, a, b, r)) {
+				++*nops;
+				continue;
+			}
+			t.n = before;                  /* pairs of an op that is not the same */
+			if (t.n == TAIL_PAIRS_MAX)
+				goto out;
+		}
+		if (i == 0 || !obl_view_contiguous(pr.va) || !obl_view_contiguous(pr.vb) ||
+		    !tail_push(cuts, pr.a, pr.b, pr.va, pr.vb) || cuts->n > TAIL_CUTS_MAX)
+			goto out;
+	}
+	ok = *nops > 0 && cuts->n > 0;
+out:
+	free(t.p);
+	return ok;
+}
+
+static void cut_tails(struct merge *m)
+{
+	struct obligation *ob = &m->ob;
+	size_t nout = ob->outputs.len;
+	struct tail cuts = { 0 };
+	for (size_t i = 0; i < nout; i++) {
+		uint32_t nops;
+		if (ob->outputs.items[i].tail_of != NO_VALUE || !tail_walk(m, &ob->outputs.items[i], &cuts, &nops))
+			continue;
+		for (size_t k = 0; k < cuts.n; k++) {
+			const struct obl_view *va = cuts.p[k].va, *vb = cuts.p[k].vb;
+			uint64_t es = etype_size(va->dtype);
+			struct obl_output c = {
+				.output = (uint32_t)ob->outputs.len, .bytes = obl_view_numel(va) * es,
+				.name = arena_printf(&m->arena, "%s/cut%zu", ob->outputs.items[i].name ?
+				                     ob->outputs.items[i].name : "out", k),
+				.value = { cuts.p[k].a, cuts.p[k].b },
+				.off = { (uint64_t)va->offset * es, (uint64_t)vb->offset * es },
+				.dtype = va->dtype, .ndim = va->ndim, .tail_of = (uint32_t)i, .tail_ops = nops,
+			};
+			memcpy(c.shape, va->shape, sizeof c.shape);
+			VEC_PUSH(ob->outputs, c);
+		}
+		note("output %zu (%s): both programs end with the same %u op%s; checked at the %zu "
+		     "tensor pair%s they start from (%s/cut0%s)", i, ob->outputs.items[i].name,
+		     nops, nops == 1 ? "" : "s", cuts.n, cuts.n == 1 ? "" : "s",
+		     ob->outputs.items[i].name, cuts.n > 1 ? ", ..." : "");
+	}
+	free(cuts.p);
+}
+
 /* Output pair i (a of the reference, b of the optimized program): 1 when
  * its values are compared, 0 when not (different element counts), -1
  * after a message (different dtypes).  Shapes that differ are a
@@ -900,13 +1056,15 @@ bool torch_finish(struct merge *m)
 			.output = (uint32_t)ob->outputs.len, .bytes = obl_view_numel(&a->v) * es,
 			.name = a->name, .value = { a->value, b->value },
 			.off = { (uint64_t)a->v.offset * es, (uint64_t)b->v.offset * es },
-			.dtype = a->v.dtype, .ndim = a->v.ndim,
+			.dtype = a->v.dtype, .ndim = a->v.ndim, .tail_of = NO_VALUE,
 		};
 		memcpy(out.shape, a->v.shape, sizeof out.shape);
 		VEC_PUSH(ob->outputs, out);
 	}
 	if (!m->no_trim)
 		trim(m);
+	if (!m->no_tails)
+		cut_tails(m);
 	return true;
 }
 

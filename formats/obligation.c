@@ -166,7 +166,19 @@ void obl_write_output(struct stream_out *w, const struct obl_output *r)
 		out_kstr(w, "dtype", etype_name(r->dtype));
 		out_ki64s(w, "shape", r->shape, r->ndim);
 	}
+	if (r->tail_of != NO_VALUE) {
+		out_ku64(w, "tail_of", r->tail_of);
+		out_ku64(w, "tail_ops", r->tail_ops);
+	}
 	out_end(w);
+}
+
+bool obl_output_has_cuts(const struct obligation *o, uint32_t i)
+{
+	for (size_t k = 0; k < o->outputs.len; k++)
+		if (o->outputs.items[k].tail_of == i)
+			return true;
+	return false;
 }
 
 void obl_write_op(struct stream_out *w, const struct obl_op *r)
@@ -474,6 +486,9 @@ bool obl_read_output(const struct record *rec, struct arena *a, struct obl_outpu
 	r->value[0] = (uint32_t)v0;
 	r->value[1] = (uint32_t)v1;
 	read_dtype_shape(rec, a, &r->dtype, &r->ndim, r->shape, &ok);
+	uint64_t of = rec_u64_opt(rec, "tail_of", NO_VALUE, &ok);
+	r->tail_of = of > UINT32_MAX ? NO_VALUE : (uint32_t)of;
+	r->tail_ops = (uint32_t)rec_u64_opt(rec, "tail_ops", 0, &ok);
 	return ok;
 }
 
@@ -809,6 +824,10 @@ bool obligation_check(const struct obligation *o, const char *file)
 			    out->off[p] > o->values.items[out->value[p]].bytes ||
 			    out->bytes > o->values.items[out->value[p]].bytes - out->off[p])
 				FAIL(AT "output %zu: bad value for program %d", file, out->rec, "output", i, p);
+		if (out->tail_of != NO_VALUE && (out->tail_of >= i ||
+		                                 o->outputs.items[out->tail_of].tail_of != NO_VALUE))
+			FAIL(AT "output %zu: tail_of %u is not an earlier output of the programs", file,
+			     out->rec, "output", i, out->tail_of);
 	}
 	return true;
 }

@@ -153,6 +153,11 @@ struct obl_output {                 /* "output" */
 	enum etype dtype;               /* torch outputs: element type, shape; */
 	uint32_t ndim;                  /* ET_NONE when not given */
 	int64_t shape[TORCH_MAX_DIMS];
+	/* a cut (dmerge(1), "Identical tails"): this pair is where both
+	 * programs start the same tail_ops ops that make output tail_of, so
+	 * that output is equal wherever this pair (and its other cuts) is;
+	 * tail_of NO_VALUE: an output of the programs */
+	uint32_t tail_of, tail_ops;
 	size_t rec;                     /* read: its record index (messages) */
 };
 
@@ -209,6 +214,9 @@ struct obligation {
 	size_t trimmed_rec;             /* record indices, for messages */
 	size_t end_rec;
 };
+
+/* Whether output i has cuts (outputs whose tail_of is i). */
+bool obl_output_has_cuts(const struct obligation *o, uint32_t i);
 
 void obligation_init(struct obligation *o);
 void obligation_release(struct obligation *o);

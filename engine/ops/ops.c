@@ -378,6 +378,43 @@ int op_family(const struct op_inst *in)
 	return -1;
 }
 
+static bool same_shape(const struct op_shape *a, const struct op_shape *b)
+{
+	if (a->ndim != b->ndim)
+		return false;
+	for (unsigned i = 0; i < a->ndim; i++)
+		if (a->dim[i] != b->dim[i])
+			return false;
+	return true;
+}
+
+bool op_same_call(const struct op_inst *a, const struct op_inst *b)
+{
+	const struct op_attrs *x = &a->at, *y = &b->at;
+	if (a->def != b->def || a->nin != b->nin || a->nres != b->nres || a->et != b->et ||
+	    x->kind != y->kind)
+		return false;
+	for (int i = 0; i < 6; i++)
+		if (x->has[i] != y->has[i] || x->i[i] != y->i[i] || x->opnd[i] != y->opnd[i] ||
+		    !(x->s[i] == y->s[i] || (isnan(x->s[i]) && isnan(y->s[i]))))
+			return false;
+	for (int i = 0; i < 4; i++) {
+		if (x->nv[i] != y->nv[i])
+			return false;
+		for (unsigned j = 0; j < x->nv[i] && j < OP_MAX_DIMS; j++)
+			if (x->v[i][j] != y->v[i][j])
+				return false;
+	}
+	for (unsigned k = 0; k < a->nin; k++)
+		if (a->in_et[k] != b->in_et[k] || !same_shape(&a->in[k], &b->in[k]) ||
+		    (a->in_start && b->in_start && a->in_start[k] != b->in_start[k]))
+			return false;
+	for (unsigned r = 0; r < a->nres; r++)
+		if (a->res_formula[r] != b->res_formula[r] || !same_shape(&a->res[r], &b->res[r]))
+			return false;
+	return true;
+}
+
 bool op_known(const char *name)
 {
 	bool ip;

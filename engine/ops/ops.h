@@ -98,6 +98,11 @@ bool op_is_copy(const struct op_inst *in, unsigned r, unsigned *opnd);
 /* The formula family of the bound call (its op file: 0 elementwise, 1
  * reductions, ...): with the parsed attributes, what its formula is. */
 int op_family(const struct op_inst *in);
+/* True if a and b compute the same function of their operands: the same
+ * op (after binding: stride [1] and [1, 1] of a 2-D convolution are one
+ * attribute), attributes, operand shapes and types, and results, so that
+ * equal operands give equal results (dmerge's identical tails). */
+bool op_same_call(const struct op_inst *a, const struct op_inst *b);
 /* True if the call is a matrix product (lin.c): value numbering keys it
  * by operand roles rather than by op name. */
 bool op_is_product(const struct op_inst *in);

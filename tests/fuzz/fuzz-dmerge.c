@@ -16,7 +16,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 static int run(struct stream_in *in, void *user)
 {
 	(void)user;
-	return dmerge_run(in, fz_devnull, false);
+	return dmerge_run(in, fz_devnull, false, true);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -125,6 +125,28 @@ test_expect_success 'a draw in memory the allocator handed out before is an inpu
 		[.[] | select(.t == \"tensor\" and (.tensor as \$i | \$g | index(\$i))) | .storage] | unique | length == 2" &&
 	dmerge big/ref.trace big/opt.trace >big.obl
 '
+# A VGG-style network whose first convolution is a kernel of the
+# program's own and the rest the reference's torch ops: dmerge cuts the
+# identical tail, and dcheck checks the convolution's output, where one
+# element is 27 products, not the network.  A difference at a cut is
+# unknown, never a bug (the relu after it could hide it).
+test_expect_success 'a kernel then the same torch ops: checked at the cut, correct by structure' '
+	check_pair conv-tail &&
+	dmerge conv-tail/ref.trace conv-tail/opt.trace 2>&1 >/dev/null | grep -q "output 0 (out0): both programs end with the same 5 ops" &&
+	dcat conv-tail.obl | jq -s -e "map(select(.t == \"output\")) | length == 2 and .[1].tail_of == 0 and .[1].shape == [2, 8, 16, 16]" &&
+	jq -s -e "map(select(.t == \"location\")) | all(.output == 1)" conv-tail.jsonl
+'
+test_expect_success 'the same with a kernel that drops a row of the window: unknown at the cut, no bug' '
+	pair conv-tail-bug &&
+	test "$(cat conv-tail-bug.status)" = 3 &&
+	jq -s -e "map(select(.t == \"verdict\"))[0] | .result == \"unknown\" and .differ == 0" conv-tail-bug.jsonl &&
+	jq -r "select(.t == \"location\" and .result == \"unknown\") | .detail" conv-tail-bug.jsonl |
+		grep -q "differ at this cut of output 0 (out0).*not reported as a bug"
+'
+test_expect_success 'dmerge --no-tails: no cuts, the output itself is checked' '
+	dmerge --no-tails conv-tail/ref.trace conv-tail/opt.trace >no-tails.obl &&
+	dcat no-tails.obl | jq -s -e "map(select(.t == \"output\")) | length == 1 and (.[0] | has(\"tail_of\") | not)"
+'
 test_expect_success 'a get_inputs() of draws only: the inputs are arg0, arg1 as before' '
 	dcat matmul-tiled/ref.trace | jq -s -e "map(select(.t == \"tinput\" and .role == \"input\") | .name) == [\"arg0\", \"arg1\"]"
 '

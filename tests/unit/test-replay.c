@@ -86,9 +86,10 @@ static void build(struct obligation *o, const char *ptx, size_t ptxlen, int n)
 	                        .kernel = "_Z5saxpyifPKfPf", .grid = { 2, 1, 1 },
 	                        .block = { 64, 1, 1 }, .shmem = 0, .args = args, .nargs = 4 };
 	VEC_PUSH(o->launches, l);
-	struct obl_output out0 = { .output = 0, .bytes = N * 4, .name = "z", .value = { z1, w1 } };
+	struct obl_output out0 = { .output = 0, .bytes = N * 4, .name = "z", .value = { z1, w1 },
+	                           .tail_of = NO_VALUE };
 	struct obl_output out1 = { .output = 1, .bytes = 16, .name = "y_in", .value = { y1, w1 },
-	                          .off = { 8, 8 } };
+	                          .off = { 8, 8 }, .tail_of = NO_VALUE };
 	VEC_PUSH(o->outputs, out0);
 	VEC_PUSH(o->outputs, out1);
 }

@@ -73,7 +73,8 @@ static bool run(int64_t dim1, bool uninit1, bool transposed1, bool copy1, char *
 	uint32_t rb = softmax(&o, 1, b, dim1, transposed1 ? trans : rowmajor);
 	if (copy1)
 		rb = copy(&o, 1, rb);
-	struct obl_output out = { .output = 0, .bytes = 24, .value = { ra, rb }, .dtype = ET_F32 };
+	struct obl_output out = { .output = 0, .bytes = 24, .value = { ra, rb }, .dtype = ET_F32,
+	                          .tail_of = NO_VALUE };
 	VEC_PUSH(o.outputs, out);
 	struct vnum *v = vnum_new(&o);
 	const char *w = NULL;
