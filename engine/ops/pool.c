@@ -63,6 +63,13 @@ bool pool_bind(struct bind *b, int kd)
 		at->i[0] = b_int(b, "ceil_mode", 0);
 		at->i[1] = b_int(b, "count_include_pad", 1);
 		at->i[2] = b_int(b, "divisor_override", 0);
+		/* without padding no window holds a pad: count_include_pad is
+		 * one attribute whatever its value (op_same_call) */
+		bool padded = false;
+		for (unsigned d = 0; d < sd; d++)
+			padded |= at->v[2][d] != 0;
+		if (!padded)
+			at->i[1] = 1;
 		if (kind == P_AVG)
 			for (unsigned d = 0; d < sd; d++)
 				at->v[3][d] = 1;

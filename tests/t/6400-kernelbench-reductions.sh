@@ -132,7 +132,7 @@ test_expect_success 'a draw in memory the allocator handed out before is an inpu
 # unknown, never a bug (the relu after it could hide it).
 test_expect_success 'a kernel then the same torch ops: checked at the cut, correct by structure' '
 	check_pair conv-tail &&
-	dmerge conv-tail/ref.trace conv-tail/opt.trace 2>&1 >/dev/null | grep -q "output 0 (out0): both programs end with the same 5 ops" &&
+	dmerge -v conv-tail/ref.trace conv-tail/opt.trace 2>&1 >/dev/null | grep -q "output 0 (out0): both programs end with the same 5 ops" &&
 	dcat conv-tail.obl | jq -s -e "map(select(.t == \"output\")) | length == 2 and .[1].tail_of == 0 and .[1].shape == [2, 8, 16, 16]" &&
 	jq -s -e "map(select(.t == \"location\")) | all(.output == 1)" conv-tail.jsonl
 '

@@ -188,6 +188,50 @@ static void no_torch_checks(void)
 	scalar_precision_checks();
 }
 
+/* op_same_call, which dmerge's identical tails rest on: the same function
+ * after binding (stride [1] is [1, 1]; count_include_pad does not matter
+ * without padding), and not when an attribute that matters differs. */
+static void same_call_checks(void)
+{
+	struct torch_tensor tx = { .tensor = 0, .dtype = ET_F32, .ndim = 4, .shape = { 1, 2, 4, 4 } };
+	struct torch_tensor ty = { .tensor = 1, .dtype = ET_F32, .ndim = 4, .shape = { 1, 2, 2, 2 } };
+	struct torch_tensor tp = { .tensor = 1, .dtype = ET_F32, .ndim = 4, .shape = { 1, 2, 3, 3 } };
+	tensors[0] = &tx;
+	tensors[1] = &ty;
+	int64_t two2[2] = { 2, 2 }, two1[1] = { 2 }, zero2[2] = { 0, 0 }, one2[2] = { 1, 1 };
+	struct torch_arg a[6] = {
+		{ .name = "self", .kind = TARG_TENSOR, .tensor = 0 },
+		{ .name = "kernel_size", .kind = TARG_INTS, .ints = two2, .n = 2 },
+		{ .name = "stride", .kind = TARG_INTS, .ints = two2, .n = 2 },
+		{ .name = "padding", .kind = TARG_INTS, .ints = zero2, .n = 2 },
+		{ .name = "ceil_mode", .kind = TARG_BOOL, .i = 0 },
+		{ .name = "count_include_pad", .kind = TARG_BOOL, .i = 1 },
+	};
+	struct torch_arg b[6];
+	memcpy(b, a, sizeof b);
+	b[1].ints = two1;
+	b[1].n = 1;
+	b[5].i = 0;
+	uint32_t outs[1] = { 1 };
+	struct torch_op ca = { .op = "aten::avg_pool2d", .args = a, .nargs = 6, .outs = outs, .nouts = 1 };
+	struct torch_op cb = { .op = "aten::avg_pool2d", .args = b, .nargs = 6, .outs = outs, .nouts = 1 };
+	struct op_inst ia, ib;
+	char err[200];
+	ok(op_bind(&ca, shape_of, NULL, &bind_arena, &ia, err, sizeof err) &&
+	   op_bind(&cb, shape_of, NULL, &bind_arena, &ib, err, sizeof err) && op_same_call(&ia, &ib),
+	   "avg_pool2d: kernel [2] is [2, 2], count_include_pad is moot without padding");
+	a[3].ints = b[3].ints = one2;
+	tensors[1] = &tp;
+	ok(op_bind(&ca, shape_of, NULL, &bind_arena, &ia, err, sizeof err) &&
+	   op_bind(&cb, shape_of, NULL, &bind_arena, &ib, err, sizeof err) && !op_same_call(&ia, &ib),
+	   "avg_pool2d with padding 1: count_include_pad true and false differ");
+	cb.op = "aten::max_pool2d";
+	b[5].i = 1;
+	ok(op_bind(&cb, shape_of, NULL, &bind_arena, &ib, err, sizeof err) && !op_same_call(&ia, &ib),
+	   "avg_pool2d and max_pool2d differ");
+	memset(tensors, 0, sizeof tensors);
+}
+
 /* cat and stack take any number of operands up to OP_MAX_OPERANDS: a
  * GRU's 512 time steps stacked into one tensor are one call.  Operand j of
  * these calls is tensor j % 3 (a [2] of values 10j'+1, 10j'+2 for
@@ -275,6 +319,7 @@ static int run_gen(const char *out)
 int main(void)
 {
 	no_torch_checks();
+	same_call_checks();
 	many_operand_checks();
 
 	char path[] = "/tmp/dirigo-test-ops-XXXXXX";
