@@ -30,7 +30,7 @@ int  merge_record(struct merge *m, const struct record *rec);
 int  merge_finish(struct merge *m, struct stream_out *w);
 /* Trimming of the common prefix of torch ops (off by default). */
 void merge_set_trim(struct merge *m, bool on);
-/* Cutting identical tails (on by default): dmerge(1), "Identical tails". */
+/* Cutting identical tails (off by default): dmerge(1), "Identical tails". */
 void merge_set_tails(struct merge *m, bool on);
 
 /* dmerge over the whole input: the obligation, then the records it does

@@ -378,15 +378,7 @@ int op_family(const struct op_inst *in)
 	return -1;
 }
 
-static bool same_shape(const struct op_shape *a, const struct op_shape *b)
-{
-	if (a->ndim != b->ndim)
-		return false;
-	for (unsigned i = 0; i < a->ndim; i++)
-		if (a->dim[i] != b->dim[i])
-			return false;
-	return true;
-}
+static bool shape_eq(const struct op_shape *a, const struct op_shape *b);
 
 bool op_same_call(const struct op_inst *a, const struct op_inst *b)
 {
@@ -406,11 +398,11 @@ bool op_same_call(const struct op_inst *a, const struct op_inst *b)
 				return false;
 	}
 	for (unsigned k = 0; k < a->nin; k++)
-		if (a->in_et[k] != b->in_et[k] || !same_shape(&a->in[k], &b->in[k]) ||
+		if (a->in_et[k] != b->in_et[k] || !shape_eq(&a->in[k], &b->in[k]) ||
 		    (a->in_start && b->in_start && a->in_start[k] != b->in_start[k]))
 			return false;
 	for (unsigned r = 0; r < a->nres; r++)
-		if (a->res_formula[r] != b->res_formula[r] || !same_shape(&a->res[r], &b->res[r]))
+		if (a->res_formula[r] != b->res_formula[r] || !shape_eq(&a->res[r], &b->res[r]))
 			return false;
 	return true;
 }
