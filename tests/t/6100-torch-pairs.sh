@@ -128,6 +128,32 @@ test_expect_success 'running example: untrimmed by default, the bug confirmed fr
 	jq -s -e "map(select(.t==\"replay\" and .confirmed)) | length > 0" convt-min-sum-gelu-bug.jsonl
 '
 
+# dmerge --tails (dmerge(1), "Identical tails"): the pairs end with the
+# same conv, relu, pool and linear, so the output is checked at the tensor
+# that tail starts from; a difference there is unknown, never a bug.
+test_expect_success 'vgg-tail with --tails: one cut after the first relu, checked-correct there' '
+	dmerge -v --tails vgg-tail-ref.trace vgg-tail-opt.trace >tail.obl 2>tail.err &&
+	grep -q "output 0 (out0): both programs end with the same 4 ops; checked at the 1 tensor pair" tail.err &&
+	dcat tail.obl | jq -s -e "map(select(.t == \"output\")) | length == 2 and .[1].tail_of == 0 and .[1].tail_ops == 4 and .[1].shape == [2, 4, 8, 8]" &&
+	dexec tail.obl >tail.sym &&
+	dcheck --max-locations 12 tail.sym >tail.ver &&
+	dcat tail.ver | jq -s -e "(map(select(.t == \"location\")) | all(.output == 1)) and
+		(map(select(.t == \"verdict\"))[0].result == \"checked-correct\")"
+'
+test_expect_success 'vgg-tail-bug (a ReLU6) with --tails: unknown at the cut, naming both values, no bug' '
+	dmerge --tails vgg-tail-bug-ref.trace vgg-tail-bug-opt.trace >tailb.obl &&
+	dexec tailb.obl >tailb.sym &&
+	test_must_fail --status=3 dcheck --max-locations 12 tailb.sym >tailb.ver &&
+	dcat tailb.ver >tailb.jsonl &&
+	jq -s -e "map(select(.t == \"verdict\"))[0] | .result == \"unknown\" and .differ == 0" tailb.jsonl &&
+	jq -r "select(.t == \"location\" and .result == \"unknown\") | .detail" tailb.jsonl |
+		grep -q "differ at this cut of output 0 (out0).*(ref .*, opt .*).*not reported as a bug"
+'
+test_expect_success 'without --tails no cut: vgg-tail-bug is buggy, confirmed (the pair above)' '
+	dcat vgg-tail-bug.obl | jq -s -e "map(select(.t == \"output\")) | length == 1" &&
+	jq -s -e "map(select(.t == \"replay\" and .confirmed)) | length > 0" vgg-tail-bug.jsonl
+'
+
 test_expect_success 'linear+relu: ops are bound, views make no values' '
 	dcat linear-relu.obl >lr.jsonl &&
 	jq -c "select(.t==\"op\" and .prog==1) | .op" lr.jsonl >actual &&

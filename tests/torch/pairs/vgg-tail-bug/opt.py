@@ -1,0 +1,27 @@
+# A ReLU6 where the reference has a ReLU (clamp to [0, 6]): a bug where the
+# first convolution exceeds 6; the rest is the same ops.
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    def __init__(self, c, k, hw, classes):
+        super().__init__()
+        self.conv1 = nn.Conv2d(c, k, 3, padding=1)
+        self.conv2 = nn.Conv2d(k, k, 3, padding=1)
+        self.fc = nn.Linear(k * (hw // 2) ** 2, classes)
+
+    def forward(self, x):
+        x = torch.clamp(self.conv1(x), min=0.0, max=6.0)
+        x = F.relu(self.conv2(x))
+        x = F.max_pool2d(x, 2, 2)
+        return self.fc(torch.flatten(x, 1))
+
+
+def get_inputs():
+    return [torch.randn(2, 3, 8, 8)]
+
+
+def get_init_inputs():
+    return [3, 4, 8, 5]
