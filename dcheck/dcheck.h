@@ -92,9 +92,10 @@ bool locgen_next(struct locgen *g, uint32_t *output, uint64_t *index);
 uint64_t locgen_total(const struct locgen *g);        /* locations of all outputs */
 /* Sizes of the heuristic prefix: tier 1, tier 2, and all three tiers. */
 void locgen_prefix(const struct locgen *g, uint64_t *corners, uint64_t *covered, uint64_t *prefix);
-/* Tier-2 writes the solver was asked about (one question per domain), and
- * those left unasked when the coverage tier's share of the budget ran out. */
-void locgen_cover_asked(const struct locgen *g, uint64_t *asked, uint64_t *unasked);
+/* Tier 2's writes (none of the corner threads performs them), the solver
+ * questions asked for them (one per domain), and the writes left unasked
+ * when the coverage tier's share of the budget ran out. */
+void locgen_cover_asked(const struct locgen *g, uint64_t *writes, uint64_t *asked, uint64_t *unasked);
 void locgen_free(struct locgen *g);                   /* NULL ok */
 
 /* ---- screen.c ---- */

@@ -95,7 +95,7 @@ struct locgen {
 	struct perm perm;
 	uint64_t corners, covered;       /* prefix locations from tiers 1 and 2 */
 	double cover_until;              /* tier 2 stops here */
-	uint64_t asked, unasked;         /* tier-2 writes asked about, left unasked */
+	uint64_t writes, asked, unasked; /* tier-2 writes; questions asked; writes left unasked */
 };
 
 /* One tier-2 question per domain of a launch: is a thread in it, which. */
@@ -229,6 +229,7 @@ static void launch_prefix(struct locgen *g, const struct obl_launch *l, const en
 			}
 			if (corners || hit || !s || e_has_data(w->dom) || e_has_data(w->addr))
 				continue;
+			g->writes++;
 			struct dom_answer *a = NULL;
 			for (size_t i = 0; i < asked.len && !a; i++)
 				if (asked.items[i].dom == w->dom)
@@ -322,8 +323,9 @@ uint64_t locgen_total(const struct locgen *g)
 	return g->total;
 }
 
-void locgen_cover_asked(const struct locgen *g, uint64_t *asked, uint64_t *unasked)
+void locgen_cover_asked(const struct locgen *g, uint64_t *writes, uint64_t *asked, uint64_t *unasked)
 {
+	*writes = g->writes;
 	*asked = g->asked;
 	*unasked = g->unasked;
 }

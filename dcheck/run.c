@@ -516,8 +516,12 @@ static void check_all(const struct dcheck_opts *o, const struct sym_state *st, c
 	                     deadline_now() + COVER_SHARE * fmax(0, o->deadline - deadline_now());
 	smt_set_deadline(s, cover_until);
 	p.g = locgen_new(st, ets, whole, o->order, o->seed, s, cover_until);
-	uint64_t asked, unasked;
-	locgen_cover_asked(p.g, &asked, &unasked);
+	uint64_t writes, asked, unasked;
+	locgen_cover_asked(p.g, &writes, &asked, &unasked);
+	if (writes && diag_verbose())
+		note("path-condition coverage: %llu solver question%s for %llu write%s no corner thread "
+		     "performs", (unsigned long long)asked, asked == 1 ? "" : "s",
+		     (unsigned long long)writes, writes == 1 ? "" : "s");
 	if (unasked)
 		note("path-condition coverage: %llu write%s left out when its share of the budget "
 		     "(%.0f%%) ran out after %llu question%s", (unsigned long long)unasked,
