@@ -681,7 +681,9 @@ static bool plan_op(struct plan *p, uint32_t k)
 		}
 		/* the list lives in the plan's arena */
 		uint64_t *heap = so->flat[res];
-		so->flat[res] = arena_memdup(&p->out->arena, heap, so->nflat[res] * sizeof *heap + 1);
+		so->flat[res] = arena_alloc(&p->out->arena, so->nflat[res] * sizeof *heap + 1);
+		if (so->nflat[res])
+			memcpy(so->flat[res], heap, so->nflat[res] * sizeof *heap);
 		free(heap);
 		enum emode mode = w->dtype == ET_F64 ? EM_F64 : EM_F32;
 		for (uint64_t i = 0; i < so->nflat[res] && !whole; i++) {
