@@ -281,7 +281,8 @@ out:
 		const struct obl_output *to = &c->st->obl.outputs.items[out->tail_of];
 		loc->detail = arena_printf(a, "the programs differ at this cut of output %u (%s), the "
 		                           "tensor both hand to the same %u ops that make it (%s); those "
-		                           "ops may hide the difference, so it is not reported as a bug (dmerge without --tails checks the output itself)",
+		                           "ops may hide the difference, so it is not reported as a bug "
+		                           "(dmerge without --tails checks the output itself)",
 		                           out->tail_of, to->name ? to->name : "?", out->tail_ops,
 		                           loc->detail ? loc->detail : "?");
 		loc->result = LR_UNKNOWN;

@@ -503,15 +503,17 @@ static void check_all(const struct dcheck_opts *o, const struct sym_state *st, c
 	enum etype *ets = output_types(st, r);
 	p.ets = ets;
 	bool *whole = equal_outputs(o, st, ets, out, t);
-	for (uint32_t i = 0; i < st->obl.outputs.len; i++)
-		if (obl_output_has_cuts(&st->obl, i)) {
-			/* decided by its cuts (dmerge(1), "Identical tails") */
-			if (!whole)
-				whole = xcalloc(st->obl.outputs.len + 1, sizeof *whole);
-			if (!whole[i] && diag_verbose())
-				note("output %u (%s): checked at its cuts", i, st->obl.outputs.items[i].name);
-			whole[i] = true;
-		}
+	/* an output with cuts is decided by them (dmerge(1), "Identical tails") */
+	for (size_t k = 0; k < st->obl.outputs.len; k++) {
+		uint32_t i = st->obl.outputs.items[k].tail_of;
+		if (i == NO_VALUE)
+			continue;
+		if (!whole)
+			whole = xcalloc(st->obl.outputs.len + 1, sizeof *whole);
+		if (!whole[i] && diag_verbose())
+			note("output %u (%s): checked at its cuts", i, st->obl.outputs.items[i].name);
+		whole[i] = true;
+	}
 	double cover_until = o->deadline == DEADLINE_NONE ? DEADLINE_NONE :
 	                     deadline_now() + COVER_SHARE * fmax(0, o->deadline - deadline_now());
 	smt_set_deadline(s, cover_until);

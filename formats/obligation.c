@@ -173,14 +173,6 @@ void obl_write_output(struct stream_out *w, const struct obl_output *r)
 	out_end(w);
 }
 
-bool obl_output_has_cuts(const struct obligation *o, uint32_t i)
-{
-	for (size_t k = 0; k < o->outputs.len; k++)
-		if (o->outputs.items[k].tail_of == i)
-			return true;
-	return false;
-}
-
 void obl_write_op(struct stream_out *w, const struct obl_op *r)
 {
 	out_begin(w, "op");
@@ -486,8 +478,7 @@ bool obl_read_output(const struct record *rec, struct arena *a, struct obl_outpu
 	r->value[0] = (uint32_t)v0;
 	r->value[1] = (uint32_t)v1;
 	read_dtype_shape(rec, a, &r->dtype, &r->ndim, r->shape, &ok);
-	uint64_t of = rec_u64_opt(rec, "tail_of", NO_VALUE, &ok);
-	r->tail_of = of > UINT32_MAX ? NO_VALUE : (uint32_t)of;
+	r->tail_of = rec_get(rec, "tail_of") ? u32(rec, "tail_of", &ok) : NO_VALUE;
 	r->tail_ops = (uint32_t)rec_u64_opt(rec, "tail_ops", 0, &ok);
 	return ok;
 }

@@ -215,9 +215,6 @@ struct obligation {
 	size_t end_rec;
 };
 
-/* Whether output i has cuts (outputs whose tail_of is i). */
-bool obl_output_has_cuts(const struct obligation *o, uint32_t i);
-
 void obligation_init(struct obligation *o);
 void obligation_release(struct obligation *o);
 /* If rec is an obligation record (or the "obligation" record), stores it and

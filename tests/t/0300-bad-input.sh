@@ -73,6 +73,15 @@ test_expect_success 'an input of role random names a program, 0 or 1' '
 	grep -q "field .prog.: 5 is not 0 or 1" err
 '
 
+test_expect_success 'a cut names an earlier output of the programs, in range' '
+	dcat x.obl | jq -c "if .t==\"output\" then .tail_of=0 | .tail_ops=1 else . end" | dcat -r >cut.obl &&
+	test_must_fail --status=2 dexec cut.obl >out 2>err &&
+	grep -q "output 0: tail_of 0 is not an earlier output of the programs" err &&
+	dcat x.obl | jq -c "if .t==\"output\" then .tail_of=8589934592 else . end" | dcat -r >cut2.obl &&
+	test_must_fail --status=2 dexec cut2.obl >out 2>err &&
+	grep -q "field .tail_of. out of range" err
+'
+
 test_expect_success 'each stage writes its own header and passes the rest through' '
 	dreplay dreplay.in >x.rep &&
 	dcat x.rep >x.jsonl &&
