@@ -206,9 +206,45 @@ static void aff_norm(struct aff *a)
 	a->k &= m;
 }
 
+static const struct expr *mk_bv_arith(struct ectx *cx, enum eop op, sort_t s,
+                                      const struct expr *a, const struct expr *b);
+
+/* c*(y % m) + c*m*(y / m) is c*y (y = m*(y/m) + y%m holds for both the
+ * unsigned and the truncating signed pair, modulo 2^w): the coordinates
+ * of a tile, ow = i % W, oh = (i / W) % H, od = i / (W*H), put back
+ * together as ow + W*oh + W*H*od, are i again, so an offset built from
+ * them is affine in i (with the nesting rule of division below).  True
+ * when a pair was folded. */
+#define RECOMBINE_MAX 8
+
+static bool aff_recombine(struct ectx *cx, struct aff *a)
+{
+	uint64_t msk = bv_mask(a->w);
+	for (size_t i = 0; i < a->n; i++) {
+		const struct expr *t = a->v[i].t;
+		if ((t->op != EOP_UREM && t->op != EOP_SREM) || !is_bv(t->args[1]) || !t->args[1]->u)
+			continue;
+		const struct expr *q = mk_bv_arith(cx, t->op == EOP_UREM ? EOP_UDIV : EOP_SDIV, t->sort,
+		                                   t->args[0], t->args[1]);
+		uint64_t want = (a->v[i].c * t->args[1]->u) & msk;
+		for (size_t j = 0; j < a->n; j++) {
+			if (a->v[j].t != q || a->v[j].c != want)
+				continue;
+			uint64_t c = a->v[i].c;
+			a->v[i].c = a->v[j].c = 0;
+			aff_add(a, t->args[0], c);
+			aff_norm(a);
+			return true;
+		}
+	}
+	return false;
+}
+
 static const struct expr *aff_build(struct ectx *cx, struct aff *a)
 {
 	aff_norm(a);
+	for (int k = 0; k < RECOMBINE_MAX && aff_recombine(cx, a); k++)
+		;
 	sort_t s = SORT_BV(a->w);
 	if (a->n == 0)
 		return e_bv(cx, a->k, a->w);
@@ -559,6 +595,13 @@ static const struct expr *mk_bv_arith(struct ectx *cx, enum eop op, sort_t s,
 	case EOP_UDIV: case EOP_SDIV:
 		if (is_bv(b) && b->u == 1)
 			return a;
+		if (a->op == op && is_bv(a->args[1]) && is_bv(b)) {
+			/* (y / c1) / c2 = y / (c1*c2), floor or truncation alike,
+			 * for positive divisors whose product fits */
+			uint64_t c1 = a->args[1]->u, c2 = b->u, lim = op == EOP_UDIV ? m : m >> 1, p;
+			if (c1 && c2 && c1 <= lim && c2 <= lim && !__builtin_mul_overflow(c1, c2, &p) && p <= lim)
+				return mk_bv_arith(cx, op, s, a->args[0], e_bv(cx, p, w));
+		}
 		return intern2(cx, op, s, a, b);
 	case EOP_UREM: case EOP_SREM:
 		if (is_bv(b) && b->u == 1)
@@ -861,6 +904,40 @@ const struct expr *e_ite(struct ectx *cx, const struct expr *c, const struct exp
 
 /* ---- comparisons -------------------------------------------------------------- */
 
+static const struct expr *mk_cmp(struct ectx *cx, enum eop op, const struct expr *a, const struct expr *b);
+
+/* The sign bit of a | b is set where either operand's is, that of a & b
+ * where both are: a sign test of an OR or AND of two values (nvcc folds
+ * "od >= 0 && oh >= 0" into (od | oh) > -1) becomes sign tests of the
+ * operands, which linear reasoning reads.  NULL where op(a, b) is no
+ * such test. */
+static const struct expr *sign_of_bits(struct ectx *cx, enum eop op, const struct expr *a,
+                                       const struct expr *b)
+{
+	unsigned w = wid(a);
+	uint64_t m = bv_mask(w);
+	const struct expr *x;
+	bool neg;
+	if (op == EOP_SLT && is_bv(b) && b->u == 0)
+		x = a, neg = true;
+	else if (op == EOP_SLE && is_bv(b) && b->u == m)
+		x = a, neg = true;
+	else if (op == EOP_SLT && is_bv(a) && a->u == m)
+		x = b, neg = false;
+	else if (op == EOP_SLE && is_bv(a) && a->u == 0)
+		x = b, neg = false;
+	else
+		return NULL;
+	if ((x->op != EOP_OR && x->op != EOP_AND) || x->nargs != 2)
+		return NULL;
+	const struct expr *t[2];
+	for (int i = 0; i < 2; i++)
+		t[i] = neg ? mk_cmp(cx, EOP_SLT, x->args[i], e_bv(cx, 0, w))
+		           : mk_cmp(cx, EOP_SLT, e_bv(cx, m, w), x->args[i]);
+	bool both = (x->op == EOP_OR) != neg;
+	return both ? e_and(cx, t[0], t[1]) : e_or(cx, t[0], t[1]);
+}
+
 static const struct expr *mk_cmp(struct ectx *cx, enum eop op, const struct expr *a, const struct expr *b)
 {
 	if (a == b)
@@ -906,6 +983,8 @@ static const struct expr *mk_cmp(struct ectx *cx, enum eop op, const struct expr
 			return e_bool(cx, true);
 		const struct expr *r = x_bits_cmp(cx, op, a, b);
 		if (r)
+			return r;
+		if ((op == EOP_SLT || op == EOP_SLE) && (r = sign_of_bits(cx, op, a, b)))
 			return r;
 	}
 	if (op == EOP_EQ && a->id > b->id) {

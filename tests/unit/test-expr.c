@@ -208,6 +208,69 @@ static void test_affine(struct ectx *cx)
 	ok(low == e_op2(cx, EOP_ADD, tid, e_bv(cx, 5, 32)), "low half of a 64-bit sum");
 }
 
+/* The rewrites of division, remainder and sign tests that make nvcc's
+ * tile coordinates affine again: each checked against the reference at
+ * many values, and the folded forms checked by shape. */
+static void test_div_rules(struct ectx *cx)
+{
+	static const uint64_t divs[] = { 1, 2, 3, 7, 62, 64, 255, 3844, 0x8000, 0x10001 };
+	static const unsigned widths[] = { 8, 16, 32, 64 };
+	int bad = 0;
+	for (size_t wi = 0; wi < 4; wi++) {
+		unsigned w = widths[wi];
+		const struct expr *y = e_var(cx, 0, SORT_BV(w)), *z = e_var(cx, 1, SORT_BV(w));
+		for (int k = 0; k < 400; k++) {
+			uint64_t c1 = divs[k % 10] & mask(w), c2 = divs[k / 10 % 10] & mask(w), m = c1 ? c1 : 3;
+			uint64_t c = pick(w);
+			enum eop dv = k % 2 ? EOP_SDIV : EOP_UDIV, rm = k % 2 ? EOP_SREM : EOP_UREM;
+			/* (y / c1) / c2 */
+			const struct expr *q2 = e_op2(cx, dv, e_op2(cx, dv, y, e_bv(cx, c1, w)), e_bv(cx, c2, w));
+			/* c*(y % m) + c*m*(y / m) + z */
+			const struct expr *rc = e_op2(cx, EOP_ADD, e_op2(cx, EOP_ADD,
+			                        e_op2(cx, EOP_MUL, e_op2(cx, rm, y, e_bv(cx, m, w)), e_bv(cx, c, w)),
+			                        e_op2(cx, EOP_MUL, e_op2(cx, dv, y, e_bv(cx, m, w)), e_bv(cx, c * m, w))), z);
+			/* (y | z) >= 0, (y & z) < 0 */
+			const struct expr *so = e_op2(cx, EOP_SLT, e_bv(cx, mask(w), w), e_op2(cx, EOP_OR, y, z));
+			const struct expr *sa = e_op2(cx, EOP_SLT, e_op2(cx, EOP_AND, y, z), e_bv(cx, 0, w));
+			for (int t = 0; t < 8; t++) {
+				uint64_t yv = pick(w), zv = pick(w);
+				struct vals v = { { yv, zv, 0, 0 }, { 0 } };
+				struct evalue e1, e2, e3, e4;
+				uint64_t want1 = ref(dv, w, ref(dv, w, yv, c1), c2);
+				uint64_t want2 = (c * ref(rm, w, yv, m) + c * m * ref(dv, w, yv, m) + zv) & mask(w);
+				bool want3 = sx(yv | zv, w) >= 0, want4 = sx(yv & zv, w) < 0;
+				if (!e_eval(q2, EM_EXACT, leafval, &v, &e1) || e1.u != want1 ||
+				    !e_eval(rc, EM_EXACT, leafval, &v, &e2) || e2.u != want2 ||
+				    !e_eval(so, EM_EXACT, leafval, &v, &e3) || e3.b != want3 ||
+				    !e_eval(sa, EM_EXACT, leafval, &v, &e4) || e4.b != want4) {
+					if (bad++ < 3)
+						printf("# w%u %s c1 %llx c2 %llx c %llx y %llx z %llx\n", w, eop_name(dv),
+						       (unsigned long long)c1, (unsigned long long)c2, (unsigned long long)c,
+						       (unsigned long long)yv, (unsigned long long)zv);
+				}
+			}
+		}
+	}
+	ok(!bad, "nested division, remainder recombination and sign tests of | and & agree with the reference (%d wrong)", bad);
+
+	const struct expr *i = e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_ctaid(cx, 2), e_bv(cx, 512, 32)), e_tid(cx, 0));
+	const struct expr *k62 = e_bv(cx, 62, 32);
+	const struct expr *q = e_op2(cx, EOP_SDIV, i, k62);
+	ok(e_op2(cx, EOP_SDIV, q, k62) == e_op2(cx, EOP_SDIV, i, e_bv(cx, 3844, 32)), "(i / 62) / 62 = i / 3844");
+	ok(e_op2(cx, EOP_UDIV, e_op2(cx, EOP_UDIV, i, e_bv(cx, 0x10000, 32)), e_bv(cx, 0x10000, 32))->args[0]->op == EOP_UDIV,
+	   "a product of divisors past 2^32 is not folded");
+	const struct expr *ow = e_op2(cx, EOP_SUB, i, e_op2(cx, EOP_MUL, q, k62));
+	const struct expr *oh = e_op2(cx, EOP_SREM, q, k62);
+	const struct expr *od = e_op2(cx, EOP_SDIV, i, e_bv(cx, 3844, 32));
+	const struct expr *back = e_op2(cx, EOP_ADD, e_op2(cx, EOP_ADD, ow, e_op2(cx, EOP_MUL, oh, k62)),
+	                                e_op2(cx, EOP_MUL, od, e_bv(cx, 3844, 32)));
+	ok(back == i, "ow + 62*oh + 3844*od of a 62x62 tile is its index again");
+	ok(e_op2(cx, EOP_ADD, e_op2(cx, EOP_UREM, i, k62), e_op2(cx, EOP_MUL, e_op2(cx, EOP_SDIV, i, k62), k62)) != i,
+	   "an unsigned remainder and a signed quotient are not recombined");
+	const struct expr *sg = e_op2(cx, EOP_SLT, e_bv(cx, 0xffffffffu, 32), e_op2(cx, EOP_OR, oh, od));
+	ok(sg->op == EOP_LAND, "(oh | od) > -1 is oh >= 0 && od >= 0");
+}
+
 static void test_bool_ite(struct ectx *cx)
 {
 	const struct expr *p = e_var(cx, 1, SORT_BOOL), *q = e_var(cx, 2, SORT_BOOL);
@@ -515,6 +578,7 @@ int main(void)
 	test_hashcons(cx);
 	test_bv_fold(cx);
 	test_affine(cx);
+	test_div_rules(cx);
 	test_bool_ite(cx);
 	test_reals(cx);
 	test_subst(cx);
