@@ -44,6 +44,7 @@ struct var {
 	i128 lo, hi;                 /* bounds */
 	const struct expr *node;     /* the node it stands for (aux), or NULL */
 	i128 div;                    /* quotient variables: the divisor */
+	bool rem;                    /* node % div of a quotient by a product */
 };
 
 struct actx {
@@ -190,18 +191,23 @@ static bool window(struct actx *c, struct form *f, unsigned w, bool sgn)
 	return true;
 }
 
-static int new_var(struct actx *c, i128 lo, i128 hi, const struct expr *node, i128 div)
+static int var_of(struct actx *c, i128 lo, i128 hi, const struct expr *node, i128 div, bool rem)
 {
 	for (int i = 6 + 3; i < c->nv; i++)
-		if (node && c->v[i].node == node && c->v[i].div == div)
+		if (node && c->v[i].node == node && c->v[i].div == div && c->v[i].rem == rem)
 			return i;
 
 	if (c->nv >= NV) {
 		c->failed = true;
 		return -1;
 	}
-	c->v[c->nv] = (struct var){ lo, hi, node, div };
+	c->v[c->nv] = (struct var){ lo, hi, node, div, rem };
 	return c->nv++;
+}
+
+static int new_var(struct actx *c, i128 lo, i128 hi, const struct expr *node, i128 div)
+{
+	return var_of(c, lo, hi, node, div, false);
 }
 
 static void side(struct actx *c, const struct form *f, i128 k)
@@ -234,6 +240,55 @@ static bool aff_opaque(struct actx *c, const struct expr *e, struct form *f, i12
 	return true;
 }
 
+static bool quotient(struct actx *c, const struct expr *x, i128 d, bool sgn, struct form *q,
+                     struct form *r, struct form *xv, unsigned depth);
+
+/* floor(floor(y / a) / d) is floor(y / (a*d)): where x's value xv is
+ * exactly a quotient variable of y by a, the quotient of x by d is the
+ * variable of y by a*d, so that index / (W*H) and (index / W) / H, as nvcc
+ * computes the coordinates of a 3-D tile, are one variable and their
+ * offsets cancel.  The remainder x - d*q gets a variable of its own in
+ * [0, d-1].  False (nothing made) where x is not such a quotient. */
+static bool nested_quotient(struct actx *c, const struct expr *x, i128 d, struct form *q,
+                            struct form *r, const struct form *xv, unsigned depth)
+{
+	int k = -1;
+	if (xv->c0)
+		return false;
+	for (int i = 0; i < c->nv; i++) {
+		if (!xv->c[i])
+			continue;
+		if (k >= 0 || xv->c[i] != 1)
+			return false;
+		k = i;
+	}
+	if (k < 0 || !c->v[k].div || c->v[k].rem || !c->v[k].node)
+		return false;
+	i128 a = c->v[k].div < 0 ? -c->v[k].div : c->v[k].div;
+	if (a > BIG / d)
+		return false;
+	struct form yv, rr;
+	if (!quotient(c, c->v[k].node, a * d, c->v[k].div < 0, q, &rr, &yv, depth + 1))
+		return false;
+	int fresh = c->nv, kr = var_of(c, 0, d - 1, x, d, true);
+	if (kr < 0)
+		return false;
+	form_const(r, 0);
+	r->c[kr] = 1;
+	if (kr != fresh)
+		return true;
+	/* xv - d*q - r = 0 */
+	struct form t = *xv, u;
+	if (!form_add(&t, q, -d) || !form_add(&t, r, -1))
+		return false;
+	side(c, &t, 0);
+	form_const(&u, 0);
+	if (!form_add(&u, &t, -1))
+		return false;
+	side(c, &u, 0);
+	return true;
+}
+
 /* floor(x / d) and x - d*floor(x / d) for the value of x read unsigned
  * or signed: a quotient variable q and a remainder variable r in [0, d-1]
  * with x = d*q + r (the remainder as a variable of its own keeps forms
@@ -242,6 +297,10 @@ static bool quotient(struct actx *c, const struct expr *x, i128 d, bool sgn, str
                      struct form *r, struct form *xv, unsigned depth)
 {
 	if (d <= 0 || !value(c, x, xv, sgn, depth + 1))
+		return false;
+	if (nested_quotient(c, x, d, q, r, xv, depth))
+		return true;
+	if (c->failed)
 		return false;
 	i128 lo, hi;
 	range(c, xv, &lo, &hi);
@@ -639,9 +698,10 @@ static int normalise(struct row *r)
  * coefficient +-1 to eliminate that variable exactly, as the Omega test
  * does: the real shadow of FM alone loses that the variable is an
  * integer (16*ty + tx = 16*ty' + tx' has rational solutions with
- * tx < tx').  Returns true when an equality is infeasible over the
+ * tx < tx'); keep (a projection's variable, or -1) is never the one
+ * eliminated.  Returns true when an equality is infeasible over the
  * integers (its gcd does not divide its constant). */
-static bool substitute(rows_t *rows, int nv)
+static bool substitute(rows_t *rows, int nv, int keep)
 {
 	for (;;) {
 		/* tightened first: 4x - 4y <= 3 and 4y - 4x <= 3 are x = y */
@@ -675,7 +735,7 @@ static bool substitute(rows_t *rows, int nv)
 				if (g > 1 && p->b % g != 0)
 					return true;
 				for (int v = 0; v < nv && ev < 0; v++)
-					if (p->a[v] == 1 || p->a[v] == -1) {
+					if (v != keep && (p->a[v] == 1 || p->a[v] == -1)) {
 						ei = i;
 						ej = j;
 						ev = v;
@@ -714,8 +774,7 @@ static bool substitute(rows_t *rows, int nv)
 
 /* Fourier-Motzkin elimination of every variable but keep (-1: all):
  * -1 when the rows are infeasible, 0 when the rows left (on keep alone)
- * say what can be said, 1 when it gave up (too many rows, coefficients
- * too large). */
+ * say what can be said, 1 when it gave up (too many rows). */
 
 /* x * a + y * b into *out; false when a product or the sum would
  * overflow (the coefficients of a derived row past i128). */
@@ -726,13 +785,94 @@ static bool comb(i128 x, i128 a, i128 y, i128 b, i128 *out)
 	       !__builtin_add_overflow(u, v, out);
 }
 
+/* Bounds propagation over the integers: each row sum a_i x_i <= b bounds
+ * each of its variables by what the others' bounds leave, rounded to an
+ * integer, and the bounds learnt are added as rows.  After substitution
+ * this is what the real shadow misses: 3844*q + r <= 238327 with r >= 0
+ * gives q <= 61, not 61.9997, so an offset whose largest value needs the
+ * quotient's integer bound (the last tap of a 3-D convolution) is shown
+ * within its buffer.  -1 when a variable's range became empty. */
+#define PROPAGATE_ROUNDS 4
+
+static int propagate(rows_t *rows, int nv)
+{
+	i128 lo[NV], hi[NV];
+	bool changed[NV] = { false };
+	for (int v = 0; v < nv; v++)
+		lo[v] = -BIG, hi[v] = BIG;
+	for (int round = 0; round < PROPAGATE_ROUNDS; round++) {
+		bool any = false;
+		for (size_t i = 0; i < rows->len; i++) {
+			const struct row *r = &rows->items[i];
+			/* the least value of sum a_i x_i, and how many terms are unbounded */
+			i128 least = 0;
+			int open = -1, nopen = 0;
+			for (int v = 0; v < nv; v++) {
+				if (!r->a[v])
+					continue;
+				i128 m = r->a[v] > 0 ? lo[v] : hi[v];
+				if (m <= -BIG || m >= BIG) {
+					open = v;
+					nopen++;
+					continue;
+				}
+				least += r->a[v] * m;
+			}
+			if (nopen > 1 || big(least))
+				continue;
+			for (int v = 0; v < nv; v++) {
+				if (!r->a[v] || (nopen == 1 && v != open))
+					continue;
+				i128 rest = least;
+				if (nopen == 0)
+					rest -= r->a[v] * (r->a[v] > 0 ? lo[v] : hi[v]);
+				i128 room = r->b - rest;   /* a_v x_v <= room */
+				if (r->a[v] > 0) {
+					i128 h = floor_div(room, r->a[v]);
+					if (h < hi[v]) {
+						hi[v] = h;
+						changed[v] = any = true;
+					}
+				} else {
+					i128 l = -floor_div(room, -r->a[v]);
+					if (l > lo[v]) {
+						lo[v] = l;
+						changed[v] = any = true;
+					}
+				}
+				if (lo[v] > hi[v])
+					return -1;
+			}
+		}
+		if (!any)
+			break;
+	}
+	for (int v = 0; v < nv; v++) {
+		if (!changed[v])
+			continue;
+		struct row x;
+		memset(&x, 0, sizeof x);
+		if (hi[v] < BIG) {
+			x.a[v] = 1;
+			x.b = hi[v];
+			VEC_PUSH(*rows, x);
+		}
+		if (lo[v] > -BIG) {
+			x.a[v] = -1;
+			x.b = -lo[v];
+			VEC_PUSH(*rows, x);
+		}
+	}
+	return 0;
+}
+
 static int eliminate(rows_t *rows, int nv, int keep)
 {
 	bool done[NV] = { false };
 	rows_t next = { 0 };
 	if (keep >= 0)
 		done[keep] = true;
-	else if (substitute(rows, nv))
+	if (substitute(rows, nv, keep) || propagate(rows, nv) < 0)
 		return -1;
 	for (;;) {
 		/* drop trivial rows, find contradictions */
@@ -795,10 +935,11 @@ static int eliminate(rows_t *rows, int nv, int keep)
 				bool ok = true;
 				for (int t = 0; t < NV && ok; t++)
 					ok = comb(mp, p->a[t], mq, q->a[t], &r.a[t]) && !big(r.a[t]);
-				if (!ok || !comb(mp, p->b, mq, q->b, &r.b) || big(r.b)) {
-					VEC_FREE(next);
-					return 1;
-				}
+				/* a row too large to hold is left out: fewer rows
+				 * only weaken the system, which stays sound for
+				 * showing it empty and for bounding a projection */
+				if (!ok || !comb(mp, p->b, mq, q->b, &r.b) || big(r.b))
+					continue;
 				VEC_PUSH(next, r);
 			}
 		}
@@ -850,10 +991,10 @@ static void ctx_init(struct actx *c, struct dx_launch *L, const uint32_t *lo, co
 	memset(c, 0, sizeof *c);
 	c->L = L;
 	for (int d = 0; d < 3; d++) {
-		c->v[d] = (struct var){ 0, (i128)L->geom.ntid[d] - 1, NULL, 0 };
-		c->v[3 + d] = (struct var){ 0, (i128)L->geom.nctaid[d] - 1, NULL, 0 };
+		c->v[d] = (struct var){ 0, (i128)L->geom.ntid[d] - 1, NULL, 0, false };
+		c->v[3 + d] = (struct var){ 0, (i128)L->geom.nctaid[d] - 1, NULL, 0, false };
 		/* the second thread: any 32-bit value unless the condition bounds it */
-		c->v[6 + d] = (struct var){ 0, ((i128)1 << 32) - 1, NULL, 0 };
+		c->v[6 + d] = (struct var){ 0, ((i128)1 << 32) - 1, NULL, 0, false };
 	}
 	for (int k = 0; lo && hi && k < 9; k++) {
 		if (lo[k] > c->v[k].lo)

@@ -21,8 +21,9 @@
  *     region, as the one thread that wrote a shared element, or emptiness
  *     by cases).
  *
- * Anything else (data, undefined values, free variables) is left to the
- * solver.
+ * A condition over free variables as well is only given to the prover
+ * (empty for every value of them); anything else (data, undefined
+ * values) is left to the solver.
  */
 #include "dexec.h"
 
@@ -320,8 +321,14 @@ int dx_quick_sat(struct dx_launch *L, const struct expr *cond, uint32_t tid[3], 
 		return -1;
 	struct qprog p;
 	if (!compile(cond, &p)) {
+		/* free variables (a pointer argument tested against null): no
+		 * point can be tried, but emptiness for every value of them is
+		 * still the prover's to show */
 		qprog_free(&p);
-		return -1;
+		struct dx_affine *aff = dx_affine_new(L, cond);
+		bool empty = dx_affine_empty(aff, NULL, NULL);
+		dx_affine_free(aff);
+		return empty ? SMT_UNSAT : -1;
 	}
 	uint32_t n[NCOORD];
 	for (unsigned d = 0; d < 3; d++) {

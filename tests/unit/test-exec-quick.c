@@ -245,6 +245,60 @@ static void test_bounds(void)
 	ectx_free(cx);
 }
 
+/* A direct 3-D convolution as nvcc compiles it (KernelBench's conv3d
+ * kernels): index = 512*ctaid.z + 64*tid.z + 8*tid.y + tid.x over
+ * blocks of 8x8x8, ow = index % W, oh = (index / W) % H, od = index /
+ * (W*H), signed; the guard "od >= 0 && oh >= 0" folded into one sign
+ * test of od | oh. */
+static void test_conv3d(void)
+{
+	struct dx_launch L;
+	memset(&L, 0, sizeof L);
+	L.cx = ectx_new();
+	const uint32_t W = 62, H = 62, D = 62, IW = 64, total = W * H * D;
+	L.geom = (struct smt_geom){ { 8, 8, 8 }, { 16, 64, (total + 511) / 512 } };
+	struct ectx *cx = L.cx;
+	const struct expr *idx = e_op2(cx, EOP_ADD, e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_ctaid(cx, 2), c32(cx, 512)),
+	                         e_op2(cx, EOP_MUL, e_tid(cx, 2), c32(cx, 64))),
+	                         e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_tid(cx, 1), c32(cx, 8)), e_tid(cx, 0)));
+	const struct expr *dom = e_not(cx, e_op2(cx, EOP_SLE, c32(cx, total), idx));
+	const struct expr *q = e_op2(cx, EOP_SDIV, idx, c32(cx, W));
+	const struct expr *ow = e_op2(cx, EOP_SUB, idx, e_op2(cx, EOP_MUL, q, c32(cx, W)));
+	const struct expr *oh = e_op2(cx, EOP_SREM, q, c32(cx, H));
+	const struct expr *od = e_op2(cx, EOP_SDIV, idx, c32(cx, W * H));
+	const struct expr *guard = e_and(cx, e_op2(cx, EOP_SLT, c32(cx, (uint32_t)-1), e_op2(cx, EOP_OR, oh, od)),
+	                           e_and(cx, e_op2(cx, EOP_SLT, od, c32(cx, 64)), e_op2(cx, EOP_SLT, oh, c32(cx, 64))));
+	ok(dx_affine_unsat(&L, e_and(cx, dom, e_not(cx, guard))), "conv3d: the first tap's guard holds for every output");
+	const struct expr *ow_neg = e_op2(cx, EOP_SLT, ow, c32(cx, 0));
+	ok(dx_affine_unsat(&L, e_and(cx, dom, ow_neg)), "conv3d: ow = index - (index / W) * W is never negative");
+	/* input (n = ctaid.x, c = oc / 64 = 0, od, oh + 1, ow + 2) of a (16, 3, 64, 64, 64) tensor */
+	const struct expr *grp = e_op2(cx, EOP_MUL, e_op2(cx, EOP_SDIV, e_ctaid(cx, 1), c32(cx, 64)), c32(cx, 3 * 64 * 64 * 64));
+	const struct expr *in = e_op2(cx, EOP_ADD, e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_ctaid(cx, 0), c32(cx, 3 * 64 * 64 * 64)),
+	                        e_op2(cx, EOP_ADD, grp, e_op2(cx, EOP_MUL, od, c32(cx, IW * IW)))),
+	                        e_op2(cx, EOP_ADD, e_op2(cx, EOP_ADD, ow, e_op2(cx, EOP_MUL, oh, c32(cx, IW))), c32(cx, IW + 2)));
+	const struct expr *off = e_op2(cx, EOP_MUL, e_resize(cx, in, 64, true), e_bv(cx, 4, 64));
+	uint64_t bytes = 4ull * 16 * 3 * 64 * 64 * 64;
+	const struct expr *past = e_op2(cx, EOP_ULT, e_bv(cx, bytes, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64)));
+	const struct expr *neg = e_op2(cx, EOP_SLT, off, e_bv(cx, 0, 64));
+	ok(dx_affine_unsat(&L, e_and(cx, dom, e_or(cx, neg, past))), "conv3d: an input tap within bounds");
+	/* output ((n*64 + oc)*D + od)*H*W + oh*W + ow: the quotients of
+	 * index by W, W*H and (index / W) by H are tied, so it ends at the
+	 * last output element */
+	const struct expr *o = e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL,
+	                       e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_ctaid(cx, 0), c32(cx, 64)), e_ctaid(cx, 1)), c32(cx, D)), od),
+	                       c32(cx, H * W)), e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, oh, c32(cx, W)), ow));
+	off = e_op2(cx, EOP_MUL, e_resize(cx, o, 64, true), e_bv(cx, 4, 64));
+	bytes = 4ull * 16 * 64 * total;
+	past = e_op2(cx, EOP_ULT, e_bv(cx, bytes, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64)));
+	ok(dx_affine_unsat(&L, e_and(cx, dom, past)), "conv3d: the output store within bounds");
+	/* under "bias == nullptr", a 64-bit value of its own */
+	const struct expr *nobias = e_op2(cx, EOP_EQ, e_bv(cx, 0, 64), e_var(cx, 5, SORT_BV(64)));
+	ok(dx_affine_unsat(&L, e_and(cx, e_and(cx, dom, nobias), past)), "conv3d: the output store within bounds, bias absent");
+	past = e_op2(cx, EOP_ULT, e_bv(cx, bytes - 4, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64)));
+	ok(!dx_affine_unsat(&L, e_and(cx, dom, past)), "conv3d: one element short: not shown empty");
+	ectx_free(cx);
+}
+
 /* A pair query as the race check asks it: two different threads of a
  * block writing s[16*ty + tx] never overlap. */
 static void test_pairs(void)
@@ -279,6 +333,7 @@ int main(void)
 	test_random_small();
 	test_random_large();
 	test_bounds();
+	test_conv3d();
 	test_pairs();
 	return done_testing();
 }
