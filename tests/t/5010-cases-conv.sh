@@ -9,6 +9,7 @@
 . "$(dirname "$0")/test-lib.sh"
 . "$ROOT/tests/t/case-lib.sh"
 run_cases 'conv-radix*'
+run_cases 'conv3d-tile*'
 test_expect_success 'conv-radix-oob-bug: the read past the end is named with its thread and offset' '
 	dcat conv-radix-oob-bug.sym | jq -s -e "map(select(.t == \"finding\" and .class == \"oob-global\" and
 		.off == 36864 and (.message | test(\"reads 4 bytes at byte offset 36864 of a 36864-byte buffer\")))) | length == 1"

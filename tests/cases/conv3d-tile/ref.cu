@@ -1,0 +1,1 @@
+#include "../common/conv3d_ref.cu"
