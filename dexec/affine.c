@@ -805,9 +805,11 @@ static int propagate(rows_t *rows, int nv)
 		for (size_t i = 0; i < rows->len; i++) {
 			const struct row *r = &rows->items[i];
 			/* the least value of sum a_i x_i, and how many terms are unbounded */
-			i128 least = 0;
+			i128 least = 0, term[NV];
 			int open = -1, nopen = 0;
-			for (int v = 0; v < nv; v++) {
+			bool wide = false;
+			for (int v = 0; v < nv && !wide; v++) {
+				term[v] = 0;
 				if (!r->a[v])
 					continue;
 				i128 m = r->a[v] > 0 ? lo[v] : hi[v];
@@ -816,16 +818,16 @@ static int propagate(rows_t *rows, int nv)
 					nopen++;
 					continue;
 				}
-				least += r->a[v] * m;
+				wide = __builtin_mul_overflow(r->a[v], m, &term[v]) || big(term[v]);
+				least += wide ? 0 : term[v];   /* |terms| < 2^100 each: no overflow */
+				wide = wide || big(least);
 			}
-			if (nopen > 1 || big(least))
+			if (wide || nopen > 1 || big(r->b))
 				continue;
 			for (int v = 0; v < nv; v++) {
 				if (!r->a[v] || (nopen == 1 && v != open))
 					continue;
-				i128 rest = least;
-				if (nopen == 0)
-					rest -= r->a[v] * (r->a[v] > 0 ? lo[v] : hi[v]);
+				i128 rest = nopen == 0 ? least - term[v] : least;
 				i128 room = r->b - rest;   /* a_v x_v <= room */
 				if (r->a[v] > 0) {
 					i128 h = floor_div(room, r->a[v]);
