@@ -243,6 +243,23 @@ static bool aff_opaque(struct actx *c, const struct expr *e, struct form *f, i12
 static bool quotient(struct actx *c, const struct expr *x, i128 d, bool sgn, struct form *q,
                      struct form *r, struct form *xv, unsigned depth);
 
+/* x - d*q - r = 0, as the two rows of the variables' constraints that
+ * make q and r the quotient and remainder of x by d; false when a
+ * coefficient grows too large. */
+static bool division_rows(struct actx *c, const struct form *xv, i128 d, const struct form *q,
+                          const struct form *r)
+{
+	struct form t = *xv, u;
+	if (!form_add(&t, q, -d) || !form_add(&t, r, -1))
+		return false;
+	side(c, &t, 0);
+	form_const(&u, 0);
+	if (!form_add(&u, &t, -1))
+		return false;
+	side(c, &u, 0);
+	return true;
+}
+
 /* floor(floor(y / a) / d) is floor(y / (a*d)): where x's value xv is
  * exactly a quotient variable of y by a, the quotient of x by d is the
  * variable of y by a*d, so that index / (W*H) and (index / W) / H, as nvcc
@@ -275,18 +292,7 @@ static bool nested_quotient(struct actx *c, const struct expr *x, i128 d, struct
 		return false;
 	form_const(r, 0);
 	r->c[kr] = 1;
-	if (kr != fresh)
-		return true;
-	/* xv - d*q - r = 0 */
-	struct form t = *xv, u;
-	if (!form_add(&t, q, -d) || !form_add(&t, r, -1))
-		return false;
-	side(c, &t, 0);
-	form_const(&u, 0);
-	if (!form_add(&u, &t, -1))
-		return false;
-	side(c, &u, 0);
-	return true;
+	return kr != fresh || division_rows(c, xv, d, q, r);
 }
 
 /* floor(x / d) and x - d*floor(x / d) for the value of x read unsigned
@@ -326,19 +332,7 @@ static bool quotient(struct actx *c, const struct expr *x, i128 d, bool sgn, str
 	q->c[kq] = 1;
 	form_const(r, 0);
 	r->c[kr] = 1;
-	if (kq == nvb) {
-		/* x - d*q - r = 0 */
-		struct form t = *xv;
-		if (!form_add(&t, q, -d) || !form_add(&t, r, -1))
-			return false;
-		side(c, &t, 0);
-		struct form u;
-		form_const(&u, 0);
-		if (!form_add(&u, &t, -1))
-			return false;
-		side(c, &u, 0);
-	}
-	return true;
+	return kq != nvb || division_rows(c, xv, d, q, r);
 }
 
 static bool pow2(uint64_t m, unsigned *k)

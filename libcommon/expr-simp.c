@@ -599,7 +599,7 @@ static const struct expr *mk_bv_arith(struct ectx *cx, enum eop op, sort_t s,
 			/* (y / c1) / c2 = y / (c1*c2), floor or truncation alike,
 			 * for positive divisors whose product fits */
 			uint64_t c1 = a->args[1]->u, c2 = b->u, lim = op == EOP_UDIV ? m : m >> 1, p;
-			if (c1 && c2 && c1 <= lim && c2 <= lim && !__builtin_mul_overflow(c1, c2, &p) && p <= lim)
+			if (c1 && c2 && !__builtin_mul_overflow(c1, c2, &p) && p <= lim)
 				return mk_bv_arith(cx, op, s, a->args[0], e_bv(cx, p, w));
 		}
 		return intern2(cx, op, s, a, b);
