@@ -17,8 +17,14 @@
 # structure (dcheck's canonical forms), and a buggy one by a witness that
 # dreplay confirms by running both programs.
 #
+# The pipeline starts from the traces committed beside each pair
+# (tests/kernelbench/NAME/trace, made by `make fixtures`), so the suite
+# does not build 14 extensions again (tracing itself is tests/t/6200's);
+# the tests check those traces against their sources, and trace
+# matmul-tril here to see they are what dtrace-cuda writes today.
+#
 # Skipped as tests/t/6200-kernelbench.sh is (python3 with torch, nvcc,
-# torch's C++ headers); the extensions are built once and cached.
+# torch's C++ headers); the extension traced here is built once and cached.
 
 . "$(dirname "$0")/test-lib.sh"
 
@@ -37,10 +43,11 @@ if [ -z "${SKIP_ALL:-}" ]; then
 fi
 export DIRIGO_EXT_CACHE="${DIRIGO_EXT_CACHE:-$ROOT/build/ext-cache}" DIRIGO_PYTHONPATH="$ROOT/dtrace-cuda/python"
 
-# pair NAME: the whole pipeline on tests/kernelbench/NAME; the verdict
-# stream in NAME.jsonl, the exit status of dreplay in NAME.status.
+# pair NAME: the whole pipeline on tests/kernelbench/NAME, from its
+# committed traces; the verdict stream in NAME.jsonl, the exit status of
+# dreplay in NAME.status.
 pair() {
-	dtrace-cuda --kernelbench -o "$1" "$KB/$1/ref.py" "$KB/$1/opt.cu" 2>"$1.trace-err" &&
+	mkdir -p "$1" && cp "$KB/$1/trace/ref.trace" "$KB/$1/trace/opt.trace" "$1/" &&
 	dmerge "$1/ref.trace" "$1/opt.trace" >"$1.obl" &&
 	dexec "$1.obl" >"$1.sym" &&
 	{ dcheck --max-locations 12 "$1.sym" >"$1.ver"; test $? -le 1; } &&
@@ -79,6 +86,36 @@ if [ -n "${SKIP_ALL:-}" ]; then
 	exit
 fi
 
+test_expect_success 'the committed traces are those of the sources as they are (else: make fixtures)' '
+	for d in "$KB"/*/trace; do
+		(cd "$d/.." && sha256sum --quiet -c trace/sources) ||
+		{ echo "$d: older than its sources: run make fixtures" >&2; return 1; }
+	done
+'
+# same_trace A B: the traces A and B are the same but for the bytes of
+# pointer arguments (host addresses, which differ from run to run; the
+# storage each points into is compared).
+same_trace() {
+	for f in "$1" "$2"; do
+		dcat "$f" | jq -c 'if .t == "launch" then .args |= map(if has("storage") then del(.raw) else . end) else . end' >"$f.json" || return 1
+	done
+	cmp "$1.json" "$2.json"
+}
+# (a trace names the torch ops as the torch at hand records them: another
+# torch version, as in make check-torch2, is compared only to itself)
+TORCH=$("$PY" -c 'import torch; print(torch.__version__)' 2>/dev/null)
+if [ "$TORCH" != "$(cat "$KB/matmul-tril/trace/torch")" ]; then
+	test_skip "the committed traces were made with torch $(cat "$KB/matmul-tril/trace/torch"), this is $TORCH"
+else
+test_expect_success 'and they are what dtrace-cuda writes today (matmul-tril traced again here)' '
+	dtrace-cuda --kernelbench -o live "$KB/matmul-tril/ref.py" "$KB/matmul-tril/opt.cu" 2>live.err &&
+	cp "$KB/matmul-tril/trace/ref.trace" live/ref.committed &&
+	cp "$KB/matmul-tril/trace/opt.trace" live/opt.committed &&
+	same_trace live/ref.trace live/ref.committed &&
+	same_trace live/opt.trace live/opt.committed ||
+	{ echo "the traces in tests/kernelbench are not what the tracer writes: run make fixtures" >&2; false; }
+'
+fi
 test_expect_success 'tiled matmul with non-affine shared stores = torch.mm, by structure' 'check_pair matmul-tiled'
 test_expect_success 'tiled matmul that drops the partial last tile: a confirmed witness' 'check_pair matmul-tiled-bug'
 test_expect_success 'softmax by block max and sum trees, -inf padding = torch.softmax, by structure' '
