@@ -152,6 +152,7 @@ struct dx_launch {
 	const struct ptx_module *mod;
 	const struct ptx_func *fn;
 	const unsigned char *ops;    /* enum dx_op per instruction */
+	const struct ptx_instr *fence;   /* the kernel's first memory fence, or NULL */
 	const struct dx_opts *opts;
 	struct smt *smt;
 	struct smt_geom geom;
@@ -604,6 +605,7 @@ enum dx_op_ext {
 	DO_BFIND, DO_BFE, DO_BFI, DO_PRMT, DO_MUL24, DO_MAD24,
 	DO_ADDC, DO_SUBC,            /* addc/subc; add.cc/sub.cc are DO_ADD/DO_SUB */
 	DO_TESTP,
+	DO_FENCE,                    /* membar, fence.sc / fence.acq_rel: a no-op (instr.c) */
 	DO_EXT__COUNT
 };
 /* Opcode names of the pseudo-instructions. */

@@ -401,8 +401,11 @@ static int step(struct dx_launch *L, struct dx_bundle *b)
 static void decode_all(struct dx_launch *L)
 {
 	unsigned char *ops = arena_alloc(&L->a, L->fn->ninstrs + 1);
-	for (unsigned i = 0; i < L->fn->ninstrs; i++)
+	for (unsigned i = 0; i < L->fn->ninstrs; i++) {
 		ops[i] = (unsigned char)dx_decode(L->fn->instrs[i].opcode);
+		if (ops[i] == DO_FENCE && !L->fence)
+			L->fence = &L->fn->instrs[i];
+	}
 	L->ops = ops;
 }
 

@@ -462,7 +462,7 @@ int dx_decode_ext(const char *opcode)
 		{ DX_OP_FUN, DO_FUN }, { DX_OP_NOP, DO_NOP }, { DX_OP_LDL, DO_LDL }, { DX_OP_STL, DO_STL },
 		{ "bfind", DO_BFIND }, { "bfe", DO_BFE }, { "bfi", DO_BFI }, { "prmt", DO_PRMT },
 		{ "mul24", DO_MUL24 }, { "mad24", DO_MAD24 }, { "addc", DO_ADDC }, { "subc", DO_SUBC },
-		{ "testp", DO_TESTP },
+		{ "testp", DO_TESTP }, { "membar", DO_FENCE }, { "fence", DO_FENCE },
 	};
 	for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
 		if (!strcmp(tab[i].name, opcode))
@@ -648,11 +648,41 @@ static int do_testp(struct ctx *c, enum ptx_type t)
 	return set(c, e_bool(c->cx, v));
 }
 
+/* membar.{cta,gl,sys} and fence.{sc,acq_rel}.SCOPE order one thread's own
+ * memory accesses as others see them.  A bundle already performs its
+ * accesses in program order, and values are never carried between threads
+ * but through barriers, so a fence changes no value here.  What a fence
+ * can change is whether two threads' accesses race (a flag protocol over
+ * fences orders them): so a kernel with a fence has its race findings
+ * made unsupported instead (dx_finding).  Other fences (fence.proxy.*,
+ * fence.mbarrier_init) belong to async copies dirigo does not model. */
+static int do_fence(struct ctx *c)
+{
+	static const char *const sem[] = { "sc", "acq_rel", NULL };
+	static const char *const scope[] = { "cta", "gl", "sys", "cluster", "gpu", NULL };
+	const struct ptx_instr *in = c->in;
+	bool membar = !strcmp(in->opcode, "membar");
+	bool ok = in->nmods == (membar ? 1u : 2u) && in->nops == 0;
+	for (unsigned k = 0; ok && k < in->nmods; k++) {
+		const char *const *tab = !membar && k == 0 ? sem : scope;
+		bool found = false;
+		for (unsigned j = 0; tab[j]; j++)
+			found |= !strcmp(in->mods[k], tab[j]);
+		ok = found && (membar ? strcmp(in->mods[k], "cluster") && strcmp(in->mods[k], "gpu")
+		                      : strcmp(in->mods[k], "gl"));
+	}
+	if (!ok)
+		return dx_unsupported(c->L, in, arena_printf(&c->L->a, "instruction '%s'", dx_instr_name(c->L, in)),
+		                      NULL);
+	return 0;
+}
+
 static int ext_op(struct ctx *c, int op)
 {
 	enum ptx_type t = c->in->type;
 	switch (op) {
 	case DO_NOP: return 0;
+	case DO_FENCE: return do_fence(c);
 	case DO_FUN: return do_fun(c);
 	case DO_LDL: return dx_local_access(c->L, c->b, c->in, false);
 	case DO_STL: return dx_local_access(c->L, c->b, c->in, true);

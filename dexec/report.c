@@ -120,6 +120,13 @@ struct sym_finding *dx_finding(struct dx_launch *L, const struct ptx_instr *in, 
 	/* the first is the witness; more of one instruction add nothing but
 	 * records, without bound (one an iteration of a loop) */
 	unsigned at = in ? in->line : 0;
+	if (L->fence && (!strcmp(cls, "shared-race") || !strcmp(cls, "warp-sync") || !strcmp(cls, "global-race"))) {
+		/* a fence may order the two accesses (instr.c, do_fence) */
+		dx_unsupported(L, in, "fence", "a %s unless the memory fence %s (PTX line %u) orders the "
+		               "threads, which dirigo does not model; the accesses", cls,
+		               dx_instr_name(L, L->fence), L->fence->line);
+		return NULL;
+	}
 	for (size_t k = 0; k < L->findings.len; k++)
 		if (L->findings.items[k].line == at && strcmp(L->findings.items[k].cls, cls) == 0)
 			return NULL;

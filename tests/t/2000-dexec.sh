@@ -97,7 +97,7 @@ cat >k.ptx <<'EOF'
 	ld.global.f32 %f1, [%rd1];
 	setp.gt.f32 %p1, %f1, 0f00000000;
 	@%p1 bra DONE;
-	membar.gl;
+	fence.proxy.alias;
 DONE:
 	ret;
 }
@@ -146,11 +146,11 @@ test_expect_success 'loop whose exit depends on data: unsupported, exit 3' '
 	test "$(jq -r .message u.json)" = "kernel '"'k'"': a loop whose exit depends on loaded data at PTX line 14"
 '
 
-test_expect_success 'unknown instruction: unsupported, exit 3' '
+test_expect_success 'an instruction dexec does not model (a proxy fence): unsupported, exit 3' '
 	mkobl bar.ptx k 1 32 32 128 128 >obl &&
 	test_must_fail --status=3 dexec obl >sym &&
 	dcat sym | jq -r "select(.t == \"unsupported\") | .message" >msg &&
-	echo "kernel '"'k'"': instruction '"'membar.gl'"' at PTX line 13 is not supported" >expect &&
+	echo "kernel '"'k'"': instruction '"'fence.proxy.alias'"' at PTX line 13 is not supported" >expect &&
 	test_cmp expect msg
 '
 

@@ -9,6 +9,7 @@
 run_cases 'running-example*'
 run_cases 'norm-tree*'
 run_cases 'shared-race*'
+run_cases 'fence-*'
 run_cases 'warp-sync*'
 run_cases 'barrier-*'
 run_cases 'shfl-*'

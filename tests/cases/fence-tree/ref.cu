@@ -1,0 +1,1 @@
+#include "../common/blocksum_ref.cu"
