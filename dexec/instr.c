@@ -275,6 +275,42 @@ static int do_cvt(struct ctx *c)
 
 /* ---- arithmetic ------------------------------------------------------------- */
 
+/* How deep fminmax looks into selects for an infinite arm. */
+#define ITE_INF_DEPTH 4
+
+static bool has_inf_arm(const struct expr *e, unsigned depth)
+{
+	if (dx_is_inf(e, 0))
+		return true;
+	return depth && e->op == EOP_ITE &&
+	       (has_inf_arm(e->args[1], depth - 1) || has_inf_arm(e->args[2], depth - 1));
+}
+
+/* max(a, b) (or min): an infinite constant is absorbed (max(-inf, x) = x)
+ * or wins (max(+inf, x) = +inf); a select with an infinite arm is
+ * distributed, max(c ? -inf : v, 0) = c ? 0 : max(v, 0), so that a
+ * masked_fill(-inf) before a relu or a max leaves no infinity behind. */
+static const struct expr *fminmax(struct ectx *cx, bool max, const struct expr *a, const struct expr *b,
+                                  unsigned depth)
+{
+	int absorb = max ? -1 : 1;
+	if (dx_is_inf(a, absorb))
+		return b;
+	if (dx_is_inf(b, absorb))
+		return a;
+	if (dx_is_inf(a, 0))
+		return a;
+	if (dx_is_inf(b, 0))
+		return b;
+	if (depth && a->op == EOP_ITE && has_inf_arm(a, depth))
+		return e_ite(cx, a->args[0], fminmax(cx, max, a->args[1], b, depth - 1),
+		             fminmax(cx, max, a->args[2], b, depth - 1));
+	if (depth && b->op == EOP_ITE && has_inf_arm(b, depth))
+		return e_ite(cx, b->args[0], fminmax(cx, max, a, b->args[1], depth - 1),
+		             fminmax(cx, max, a, b->args[2], depth - 1));
+	return e_op2(cx, max ? EOP_FMAX : EOP_FMIN, a, b);
+}
+
 static int float_op(struct ctx *c, enum dx_op op)
 {
 	struct ectx *cx = c->cx;
@@ -288,11 +324,10 @@ static int float_op(struct ctx *c, enum dx_op op)
 	if ((op == DO_MAD || op == DO_FMA) && !(d = arg(c, 3, SORT_REAL)))
 		return -1;
 	enum efun fn = EF__COUNT;
+	if (op == DO_MAX || op == DO_MIN)
+		return set(c, fminmax(cx, op == DO_MAX, a, b, ITE_INF_DEPTH));
 	if (dx_is_inf(a, 0) || dx_is_inf(b, 0) || dx_is_inf(d, 0)) {
-		if (op == DO_MAX || op == DO_MIN) {
-			int absorb = op == DO_MAX ? -1 : 1;   /* max(-inf, x) = x, min(+inf, x) = x */
-			r = dx_is_inf(a, absorb) ? b : dx_is_inf(b, absorb) ? a : dx_is_inf(a, 0) ? a : b;
-		} else if (op == DO_NEG) {
+		if (op == DO_NEG) {
 			r = e_undef_tag(cx, SORT_REAL, dx_is_inf(a, -1) ? DX_UNDEF_PINF : DX_UNDEF_NINF);
 		} else if (op == DO_ABS) {
 			r = e_undef_tag(cx, SORT_REAL, DX_UNDEF_PINF);
@@ -307,8 +342,6 @@ static int float_op(struct ctx *c, enum dx_op op)
 	case DO_SUB: r = e_op2(cx, EOP_FSUB, a, b); break;
 	case DO_MUL: r = e_op2(cx, EOP_FMUL, a, b); break;
 	case DO_DIV: r = e_op2(cx, EOP_FDIV, a, b); break;
-	case DO_MIN: r = e_op2(cx, EOP_FMIN, a, b); break;
-	case DO_MAX: r = e_op2(cx, EOP_FMAX, a, b); break;
 	case DO_MAD:
 	case DO_FMA: r = e_op2(cx, EOP_FADD, e_op2(cx, EOP_FMUL, a, b), d); break;
 	case DO_NEG: r = e_op1(cx, EOP_FNEG, SORT_REAL, 0, a); break;

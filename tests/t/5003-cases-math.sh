@@ -7,4 +7,5 @@
 run_cases 'sigmoid-*'
 run_cases 'gelu-*'
 run_cases 'softplus-*'
+run_cases 'masked-relu*'
 test_done
