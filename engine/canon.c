@@ -882,6 +882,10 @@ static const struct expr *tree(struct canon *c, enum eop op, const struct expr *
 	return e_op2(c->cx, op, tree(c, op, v, h), tree(c, op, v + h, n - h));
 }
 
+/* The most elements of a max (or min) whose selects with an infinite arm
+ * are distributed (each such select doubles the work). */
+#define MINMAX_ITE_MAX 8
+
 /* max (or min) of the canonical forms v[0..n), canonical. */
 static const struct expr *minmax(struct canon *c, enum eop op, const struct expr *const *v, size_t n)
 {
@@ -891,6 +895,23 @@ static const struct expr *minmax(struct canon *c, enum eop op, const struct expr
 	uint64_t neutral = op == EOP_FMAX ? E_UNDEF_NINF : E_UNDEF_PINF;
 	const struct expr *kbest = NULL, *r = NULL;
 	size_t m = 0;
+	/* a select with an infinite arm (masked_fill(-inf)) is distributed,
+	 * max(c ? -inf : x, y) = c ? max(y) : max(x, y), so the infinity is
+	 * absorbed or wins in each arm; the arms are canonical already */
+	for (size_t i = 0; i < el.len && el.len <= MINMAX_ITE_MAX; i++) {
+		const struct expr *x = el.items[i];
+		if (x->op != EOP_ITE || x->sort != SORT_REAL ||
+		    !(is_inf_tag(x->args[1], E_UNDEF_NINF) || is_inf_tag(x->args[1], E_UNDEF_PINF) ||
+		      is_inf_tag(x->args[2], E_UNDEF_NINF) || is_inf_tag(x->args[2], E_UNDEF_PINF)))
+			continue;
+		const struct expr *arm[2];
+		for (int k = 0; k < 2; k++) {
+			el.items[i] = x->args[1 + k];
+			arm[k] = minmax(c, op, el.items, el.len);
+		}
+		r = arm[0] == arm[1] ? arm[0] : e_ite(c->cx, x->args[0], arm[0], arm[1]);
+		goto out;
+	}
 	for (size_t i = 0; i < el.len; i++) {
 		const struct expr *x = el.items[i];
 		if (is_inf_tag(x, neutral))

@@ -39,9 +39,18 @@ static long double arith(enum emode m, char op, long double a, long double b)
 static V sv(const struct expr *e) { V v = { e, 0 }; return v; }
 static V cv(long double r) { V v = { NULL, r }; return v; }
 
+/* A constant; symbolically an infinity is the tagged undefined real that
+ * max and min absorb (canon.c), as dexec makes of an infinite float
+ * constant, and a NaN an undefined real (the location becomes unknown). */
 V a_k(struct alg *A, double c)
 {
-	return A->cx ? sv(e_real(A->cx, c)) : cv(rnd(A->mode, c));
+	if (!A->cx)
+		return cv(rnd(A->mode, c));
+	if (isinf(c))
+		return sv(e_undef_tag(A->cx, SORT_REAL, c < 0 ? E_UNDEF_NINF : E_UNDEF_PINF));
+	if (isnan(c))
+		return sv(e_undef(A->cx, SORT_REAL));
+	return sv(e_real(A->cx, c));
 }
 
 V a_in(struct alg *A, unsigned k, uint64_t flat)
