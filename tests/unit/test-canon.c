@@ -328,10 +328,13 @@ int main(void)
 		const struct expr *one_pass = sub(dv(chain_sq(NV), c(NV)), mul(mean, mean));
 		e[0] = dv(var, c(NV));
 		e[1] = one_pass;
+		/* the time bounds here and below are complexity guards, ten
+		 * times the time taken under AddressSanitizer: a form that
+		 * grows quadratically takes minutes */
 		clock_t t0 = clock();
 		bool made = canon_pair(cx, e, CANON_STEPS_DEFAULT);
 		double dt = (double)(clock() - t0) / CLOCKS_PER_SEC;
-		ok(made && e[0] == e[1] && dt < 2, "a 2000-term two-pass variance = the one-pass form, in %.2f s", dt);
+		ok(made && e[0] == e[1] && dt < 20, "a 2000-term two-pass variance = the one-pass form, in %.2f s", dt);
 		/* a norm's statistics over 2^16 elements: the reference's
 		 * two-pass variance (a tree of squared deviations) against a
 		 * kernel's one pass (strided partial sums, then a shared-memory
@@ -356,7 +359,7 @@ int main(void)
 			t0 = clock();
 			made = canon_pair(cx, eb, CANON_STEPS_DEFAULT);
 			dt = (double)(clock() - t0) / CLOCKS_PER_SEC;
-			ok(made && eb[0] == eb[1] && dt < 1.5,
+			ok(made && eb[0] == eb[1] && dt < 20,
 			   "a 2^16-term two-pass variance = a strided one-pass one, in %.2f s", dt);
 			/* the kernel's divisor one short: not equal */
 			eb[0] = ref;
@@ -396,7 +399,7 @@ int main(void)
 		t0 = clock();
 		made = canon_pair(cx, e, CANON_STEPS_DEFAULT);
 		dt = (double)(clock() - t0) / CLOCKS_PER_SEC;
-		ok(!made && e[0] == v0 && e[1] == v1 && dt < 2,
+		ok(!made && e[0] == v0 && e[1] == v1 && dt < 20,
 		   "2000 products of deviations: canon_pair gives up in %.2f s", dt);
 		/* 3^90 does not fit 128 bits: x/3/3/... is left as it was */
 		const struct expr *t = x;
