@@ -127,6 +127,13 @@ def fnv1a64(b):
 
 
 def storage_ptr(t):
+    """The address of t's storage.  For a strided tensor that is its data
+    pointer less its offset (what TensorImpl computes the other way), which
+    makes no storage object: a GRU's 86,000 step ops ask about 800,000
+    times, and torch 1.x's t.storage() builds a Python TypedStorage each
+    time."""
+    if t.layout is torch.strided:
+        return t.data_ptr() - t.storage_offset() * t.element_size()
     try:
         return t.untyped_storage().data_ptr()
     except AttributeError:           # torch 1.x
