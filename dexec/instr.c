@@ -689,21 +689,24 @@ static int do_testp(struct ctx *c, enum ptx_type t)
  * fences orders them): so a kernel with a fence has its race findings
  * made unsupported instead (dx_finding).  Other fences (fence.proxy.*,
  * fence.mbarrier_init) belong to async copies dirigo does not model. */
+static bool one_of(const char *s, const char *const *tab)
+{
+	for (unsigned j = 0; tab[j]; j++)
+		if (!strcmp(s, tab[j]))
+			return true;
+	return false;
+}
+
 static int do_fence(struct ctx *c)
 {
-	static const char *const sem[] = { "sc", "acq_rel", NULL };
-	static const char *const scope[] = { "cta", "gl", "sys", "cluster", "gpu", NULL };
+	static const char *const membar_scope[] = { "cta", "gl", "sys", NULL };
+	static const char *const fence_sem[] = { "sc", "acq_rel", NULL };
+	static const char *const fence_scope[] = { "cta", "cluster", "gpu", "sys", NULL };
 	const struct ptx_instr *in = c->in;
-	bool membar = !strcmp(in->opcode, "membar");
-	bool ok = in->nmods == (membar ? 1u : 2u) && in->nops == 0;
-	for (unsigned k = 0; ok && k < in->nmods; k++) {
-		const char *const *tab = !membar && k == 0 ? sem : scope;
-		bool found = false;
-		for (unsigned j = 0; tab[j]; j++)
-			found |= !strcmp(in->mods[k], tab[j]);
-		ok = found && (membar ? strcmp(in->mods[k], "cluster") && strcmp(in->mods[k], "gpu")
-		                      : strcmp(in->mods[k], "gl"));
-	}
+	bool ok = in->nops == 0 &&
+	          (!strcmp(in->opcode, "membar")
+	           ? in->nmods == 1 && one_of(in->mods[0], membar_scope)
+	           : in->nmods == 2 && one_of(in->mods[0], fence_sem) && one_of(in->mods[1], fence_scope));
 	if (!ok)
 		return dx_unsupported(c->L, in, arena_printf(&c->L->a, "instruction '%s'", dx_instr_name(c->L, in)),
 		                      NULL);

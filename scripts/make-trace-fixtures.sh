@@ -5,11 +5,13 @@
 # A pair tests/kernelbench/NAME that has a folder trace/ keeps there the
 # two traces `dtrace-cuda --kernelbench` writes for it (ref.trace,
 # opt.trace), `sources`, the sha256sum of ref.py and opt.cu they were
-# made from, and `torch`, the torch version that traced them.  tests/t/6400 runs its engine checks on these traces instead
-# of building every extension again (a build is about a minute of CPU),
-# fails when `sources` no longer matches, and traces one pair itself to
-# see that the committed traces are what the tracer writes today.  A trace
-# depends only on the sources, torch and nvcc (no paths, seeded draws).
+# made from, and `torch`, the torch version that traced them.
+# tests/t/6400 runs its engine checks on these traces instead of building
+# every extension again (a build is about a minute of CPU), fails when
+# `sources` no longer matches, and traces one pair itself to see that the
+# committed traces are what the tracer writes today (but for host
+# addresses).  A trace depends only on the sources, torch and nvcc (no
+# paths, seeded draws).
 # Needs what tests/t/6400 needs: python3 with torch, nvcc, torch's headers.
 set -eu
 
