@@ -13,12 +13,13 @@
  *
  *   dirigo_trace_poison(base, bytes)   registers [base, base+bytes); 0, or
  *                                      -1 when it cannot (no memory)
- *   dirigo_trace_unpoison(base)        forgets the range that starts at base
  *
- * The registry is a chain of fixed blocks that only grows, so the handler
- * can walk it at any moment without a lock; a slot is free when its base
- * is 0.  The recorder calls both functions holding Python's GIL, one at a
- * time.
+ * The recorder registers a few large regions it reserves and carves its
+ * results out of, and keeps them to the end, so ranges are never taken
+ * back.  The registry is a chain of fixed blocks that only grows, so the
+ * handler can walk it at any moment without a lock; a slot is free when
+ * its base is 0.  The recorder calls it holding Python's GIL, one call at
+ * a time.
  */
 #include "shim.h"
 
@@ -44,7 +45,6 @@ static struct sigaction old_segv, old_bus;
 static volatile sig_atomic_t installed;
 
 SHIM_EXPORT int dirigo_trace_poison(uint64_t base, uint64_t bytes);
-SHIM_EXPORT void dirigo_trace_unpoison(uint64_t base);
 
 static bool poisoned(uintptr_t a)
 {
@@ -114,14 +114,4 @@ int dirigo_trace_poison(uint64_t base, uint64_t bytes)
 		}
 		b = b->next;
 	}
-}
-
-void dirigo_trace_unpoison(uint64_t base)
-{
-	for (struct block *b = &first; b; b = b->next)
-		for (int i = 0; i < SLOTS; i++)
-			if (b->r[i].base == (uintptr_t)base) {
-				__atomic_store_n(&b->r[i].base, (uintptr_t)0, __ATOMIC_RELEASE);
-				return;
-			}
 }

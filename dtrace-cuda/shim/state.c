@@ -8,7 +8,9 @@
  * process the traced command starts (a shell, a launcher script), and only
  * the first that uses CUDA claims the trace.  Both are then removed, and
  * the descriptor closed on exec, so that programs it runs do not write into
- * the same trace; children forked without exec write nothing.
+ * the same trace; children forked without exec write nothing, and the
+ * stream is flushed before every fork, so a child's exit cannot write the
+ * parent's buffered records a second time.
  * DIRIGO_CUDART_MODE (forward.c) stays: programs it runs must find the
  * same runtime behind the shim.
  */
@@ -25,6 +27,14 @@
 
 struct shim shim = { .lock = PTHREAD_MUTEX_INITIALIZER };
 _Thread_local bool shim_quiet;
+
+/* pthread_atfork's prepare handler: the lock is not taken, since fork may
+ * come from a thread that holds it (the child's state is dropped anyway). */
+static void flush_before_fork(void)
+{
+	if (shim.f && getpid() == shim.pid)
+		fflush(shim.f);
+}
 
 static void shim_init(void)
 {
@@ -45,6 +55,7 @@ static void shim_init(void)
 		if (!shim.f)
 			shim_fatal("DIRIGO_TRACE_FD=%s: %s", s, strerror(errno));
 		shim.w = stream_out_new(shim.f);
+		pthread_atfork(flush_before_fork, NULL, NULL);
 	}
 	unsetenv("DIRIGO_TRACE_FD");
 	unsetenv("DIRIGO_TRACE_MAX_DATA");

@@ -42,10 +42,10 @@ import mmap
 import os
 import sys
 import warnings
-import weakref
 
 import torch
 
+from .recorder import storage_ptr
 from .status import RETRACE  # noqa: F401 (shapes.RETRACE, as before)
 # Ops over computed values of at most this many bytes in and out compute
 # ($DIRIGO_SHAPES_SMALL: 0 makes every op with a meta kernel run by shape,
@@ -140,16 +140,25 @@ def conv_meta(named):
 class Poison:
     """Memory with no access for results that are not computed, registered
     with the record-only runtime, which stops the program when it reads
-    one (dirigo_trace_poison)."""
+    one (dirigo_trace_poison).
+
+    Results are carved, page-aligned, out of regions of REGION bytes
+    reserved without access and registered once each (a larger result gets
+    a region of its own): a GRU's 55,000 uncomputed step results cost one
+    mapping each before.  Nothing is given back until the process ends, so
+    no address is handed out twice and every result is a storage of its
+    own; the memory is never touched, so it costs address space only."""
+
+    REGION = 1 << 32
 
     def __init__(self, lib):
         self._poison = lib.dirigo_trace_poison
         self._poison.argtypes = [ctypes.c_uint64, ctypes.c_uint64]
         self._poison.restype = ctypes.c_int
-        self._unpoison = lib.dirigo_trace_unpoison
-        self._unpoison.argtypes = [ctypes.c_uint64]
-        self._unpoison.restype = None
-        self.live = {}          # base address -> weakref of its mapping
+        self.live = set()       # storage base addresses of poisoned results
+        self._maps = []         # the regions (kept mapped)
+        self._map = None        # the region results are carved from
+        self._used = 0          # bytes of it handed out
 
     @staticmethod
     def find():
@@ -161,10 +170,17 @@ class Poison:
             return None
         return Poison(lib)
 
-    def _gone(self, base, ref):
-        if self.live.get(base) is ref:
-            del self.live[base]
-            self._unpoison(base)
+    def _region(self, length):
+        """A new region of length bytes, reserved, without access, poisoned."""
+        flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_NORESERVE", 0)
+        m = mmap.mmap(-1, length, flags=flags, prot=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            base = torch.frombuffer(m, dtype=torch.uint8, count=1).data_ptr()
+        if self._poison(base, length) != 0:
+            raise MemoryError("cannot register poisoned memory")
+        self._maps.append(m)
+        return m
 
     def tensor(self, size, stride, offset, dtype, nbytes):
         """A tensor of that shape over fresh poisoned memory of nbytes (no
@@ -173,26 +189,21 @@ class Poison:
         if nbytes == 0:
             return torch.empty_strided(size, stride, dtype=dtype)
         length = (nbytes + PAGE - 1) // PAGE * PAGE
-        m = mmap.mmap(-1, length, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, prot=0)
+        if length > self.REGION // 4:
+            m, at = self._region(length), 0
+        else:
+            if self._map is None or self._used + length > self.REGION:
+                self._map, self._used = self._region(self.REGION), 0
+            m, at = self._map, self._used
+            self._used += length
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            raw = torch.frombuffer(m, dtype=torch.uint8, count=nbytes)
-        base = raw.data_ptr()
-        if self._poison(base, length) != 0:
-            raise MemoryError("cannot register poisoned memory")
-        ref = weakref.ref(m, lambda r, b=base: self._gone(b, r))
-        self.live[base] = ref
+            raw = torch.frombuffer(m, dtype=torch.uint8, count=nbytes, offset=at)
+        self.live.add(raw.data_ptr())
         return raw.view(dtype).as_strided(size, stride, offset)
 
     def poisoned(self, t):
-        return _storage_ptr(t) in self.live
-
-
-def _storage_ptr(t):
-    try:
-        return t.untyped_storage().data_ptr()
-    except AttributeError:           # torch 1.x
-        return t.storage().data_ptr()
+        return storage_ptr(t) in self.live
 
 
 def _storage_nbytes(t):
@@ -226,7 +237,7 @@ class ShapeRunner:
 
     def faithful(self, t):
         """Whether t holds what a computing trace would give it."""
-        p = _storage_ptr(t)
+        p = storage_ptr(t)
         return p not in self.poison.live and p not in self.stale
 
     def needs_values(self, name, why):
@@ -236,30 +247,31 @@ class ShapeRunner:
         sys.stderr.flush()
         os._exit(RETRACE)
 
-    def run(self, func, named, args, kwargs):
+    def run(self, func, info, named, args, kwargs):
         """What func(*args, **kwargs) returns, computed or by shape;
-        named: [(schema argument, value)] of the call."""
-        schema = func._schema
-        base = schema.name.split("::")[-1]
-        name = schema.name + ("." + schema.overload_name if schema.overload_name else "")
-        if base in ALIASING or any(r.alias_info is not None and not r.alias_info.is_write
-                                   for r in schema.returns):
+        info: its recorder.OpInfo; named: [(schema argument, value)] of the
+        call."""
+        base, name = info.base, info.name
+        if info.view or base in ALIASING:
             return func(*args, **kwargs)
-        from .recorder import HIDDEN_WRITES
-        hidden = HIDDEN_WRITES.get(base, ()) if any(a.name == "training" and v
+        hidden = info.hidden if info.hidden and any(a.name == "training" and v
                                                     for a, v in named) else ()
         inputs, targets = [], []
-        for a, v in named:
-            ts = list(_tensors(v))
-            if (a.alias_info is not None and a.alias_info.is_write) or a.name in hidden:
+        for (a, v), w in zip(named, info.writes):
+            if isinstance(v, torch.Tensor):
+                ts = [v]
+            elif isinstance(v, (list, tuple)):
+                ts = list(_tensors(v))
+            else:
+                continue
+            if w or a.name in hidden:
                 targets += ts
             else:
                 inputs += ts
         unfaithful = [t for t in inputs + targets if not self.faithful(t)]
         # Results that are not tensors (.item(), equal) are values; an op
         # with no result and nothing written (an assert) reads values.
-        reads = (not all("Tensor" in str(r.type) for r in schema.returns) or
-                 (not schema.returns and not targets))
+        reads = not info.tensor_returns or (not info.returns and not targets)
         if base in RESIZING or reads:
             if unfaithful:
                 self.needs_values(name, "it needs the values of a tensor not computed")
@@ -289,7 +301,7 @@ class ShapeRunner:
             self.real_ops += 1
             return func(*args, **kwargs)
         self.meta_ops += 1
-        return self._results(schema, named, mres, targets, name)
+        return self._results(info, named, mres, targets)
 
     def _on_meta(self, func, args, kwargs):
         def conv(v):
@@ -306,26 +318,28 @@ class ShapeRunner:
         mkwargs = {k: conv(v) for k, v in kwargs.items()}
         return func(*margs, **mkwargs)
 
-    def _results(self, schema, named, mres, targets, name):
+    def _results(self, info, named, mres, targets):
         """The results of a call run on meta tensors: the written arguments
         for the returns that alias them, poisoned tensors for the rest."""
         by_set = {}
-        for a, v in named:
-            if a.alias_info is not None and a.alias_info.is_write:
-                for s in a.alias_info.before_set:
-                    by_set[s] = v
+        if info.any_writes:
+            for (a, v), w in zip(named, info.writes):
+                if w:
+                    for s in a.alias_info.before_set:
+                        by_set[s] = v
         seq = isinstance(mres, (list, tuple))
         mlist = list(mres) if seq else [mres]
         out = []
+        returns = info.returns
         for i, m in enumerate(mlist):
-            ret = schema.returns[i] if i < len(schema.returns) else schema.returns[-1]
+            ret = returns[i] if i < len(returns) else returns[-1]
             if ret.alias_info is not None and ret.alias_info.is_write:
                 real = None
                 for s in ret.alias_info.before_set:
                     real = by_set.get(s, real)
                 if not isinstance(real, torch.Tensor) or not isinstance(m, torch.Tensor) or \
                         tuple(real.shape) != tuple(m.shape) or real.stride() != m.stride():
-                    self.needs_values(name, "it resizes a tensor not computed")
+                    self.needs_values(info.name, "it resizes a tensor not computed")
                 out.append(real)
             elif isinstance(m, torch.Tensor) and m.device.type == "meta":
                 out.append(self.poison.tensor(m.shape, m.stride(), m.storage_offset(), m.dtype,
@@ -334,7 +348,7 @@ class ShapeRunner:
                 out.append(m)
         for t in targets:
             if self.faithful(t):
-                self.stale.add(_storage_ptr(t))
+                self.stale.add(storage_ptr(t))
         if not seq:
             return out[0]
         return type(mres)(out) if isinstance(mres, tuple) else out
