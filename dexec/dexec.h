@@ -644,6 +644,5 @@ int dx_func_add_reg(struct dx_launch *L, struct dx_func *df, const char *name, e
  * (+inf) absorb; every other use is unsupported. */
 #define DX_UNDEF_NINF E_UNDEF_NINF
 #define DX_UNDEF_PINF E_UNDEF_PINF
-bool dx_is_inf(const struct expr *e, int sign);   /* sign -1: -inf, +1: +inf, 0: either */
 
 #endif

@@ -78,16 +78,16 @@ static const struct expr *arg_b(struct ctx *c, unsigned i, enum ptx_type t)
 static const struct expr *compare_inf(struct ctx *c, const char *m, const struct expr *a,
                                       const struct expr *b)
 {
-	if (e_has_undef(a) && !dx_is_inf(a, 0)) {
+	if (e_has_undef(a) && !e_is_inf(a, 0)) {
 		dx_unsupported(c->L, c->in, "non-finite float constant", "a comparison of an undefined value");
 		return NULL;
 	}
-	if (e_has_undef(b) && !dx_is_inf(b, 0)) {
+	if (e_has_undef(b) && !e_is_inf(b, 0)) {
 		dx_unsupported(c->L, c->in, "non-finite float constant", "a comparison of an undefined value");
 		return NULL;
 	}
-	int ra = dx_is_inf(a, -1) ? -1 : dx_is_inf(a, 1) ? 1 : 0;
-	int rb = dx_is_inf(b, -1) ? -1 : dx_is_inf(b, 1) ? 1 : 0;
+	int ra = e_is_inf(a, -1) ? -1 : e_is_inf(a, 1) ? 1 : 0;
+	int rb = e_is_inf(b, -1) ? -1 : e_is_inf(b, 1) ? 1 : 0;
 	int cmp = ra < rb ? -1 : ra > rb ? 1 : 0;    /* ra == rb: both the same infinity */
 	size_t n = strlen(m);
 	char base[4] = "";
@@ -119,7 +119,7 @@ static const struct expr *compare(struct ctx *c, enum ptx_type t,
 		dx_unsupported(c->L, c->in, "comparison", "a comparison without an operator");
 		return NULL;
 	}
-	if (ptx_type_is_float(t) && (dx_is_inf(a, 0) || dx_is_inf(b, 0)))
+	if (ptx_type_is_float(t) && (e_is_inf(a, 0) || e_is_inf(b, 0)))
 		return compare_inf(c, m, a, b);
 	if (!strcmp(m, "eq") || !strcmp(m, "equ"))
 		return e_op2(cx, EOP_EQ, a, b);
@@ -275,41 +275,9 @@ static int do_cvt(struct ctx *c)
 
 /* ---- arithmetic ------------------------------------------------------------- */
 
-/* How deep fminmax looks into selects for an infinite arm. */
+/* How deep max and min look into selects for an infinite arm
+ * (e_fminmax_inf). */
 #define ITE_INF_DEPTH 4
-
-static bool has_inf_arm(const struct expr *e, unsigned depth)
-{
-	if (dx_is_inf(e, 0))
-		return true;
-	return depth && e->op == EOP_ITE &&
-	       (has_inf_arm(e->args[1], depth - 1) || has_inf_arm(e->args[2], depth - 1));
-}
-
-/* max(a, b) (or min): an infinite constant is absorbed (max(-inf, x) = x)
- * or wins (max(+inf, x) = +inf); a select with an infinite arm is
- * distributed, max(c ? -inf : v, 0) = c ? 0 : max(v, 0), so that a
- * masked_fill(-inf) before a relu or a max leaves no infinity behind. */
-static const struct expr *fminmax(struct ectx *cx, bool max, const struct expr *a, const struct expr *b,
-                                  unsigned depth)
-{
-	int absorb = max ? -1 : 1;
-	if (dx_is_inf(a, absorb))
-		return b;
-	if (dx_is_inf(b, absorb))
-		return a;
-	if (dx_is_inf(a, 0))
-		return a;
-	if (dx_is_inf(b, 0))
-		return b;
-	if (depth && a->op == EOP_ITE && has_inf_arm(a, depth))
-		return e_ite(cx, a->args[0], fminmax(cx, max, a->args[1], b, depth - 1),
-		             fminmax(cx, max, a->args[2], b, depth - 1));
-	if (depth && b->op == EOP_ITE && has_inf_arm(b, depth))
-		return e_ite(cx, b->args[0], fminmax(cx, max, a, b->args[1], depth - 1),
-		             fminmax(cx, max, a, b->args[2], depth - 1));
-	return e_op2(cx, max ? EOP_FMAX : EOP_FMIN, a, b);
-}
 
 static int float_op(struct ctx *c, enum dx_op op)
 {
@@ -325,10 +293,10 @@ static int float_op(struct ctx *c, enum dx_op op)
 		return -1;
 	enum efun fn = EF__COUNT;
 	if (op == DO_MAX || op == DO_MIN)
-		return set(c, fminmax(cx, op == DO_MAX, a, b, ITE_INF_DEPTH));
-	if (dx_is_inf(a, 0) || dx_is_inf(b, 0) || dx_is_inf(d, 0)) {
+		return set(c, e_fminmax_inf(cx, op == DO_MAX ? EOP_FMAX : EOP_FMIN, a, b, ITE_INF_DEPTH));
+	if (e_is_inf(a, 0) || e_is_inf(b, 0) || e_is_inf(d, 0)) {
 		if (op == DO_NEG) {
-			r = e_undef_tag(cx, SORT_REAL, dx_is_inf(a, -1) ? DX_UNDEF_PINF : DX_UNDEF_NINF);
+			r = e_undef_tag(cx, SORT_REAL, e_is_inf(a, -1) ? DX_UNDEF_PINF : DX_UNDEF_NINF);
 		} else if (op == DO_ABS) {
 			r = e_undef_tag(cx, SORT_REAL, DX_UNDEF_PINF);
 		} else {
@@ -513,7 +481,7 @@ static int do_fun(struct ctx *c)
 	const struct expr *a[2] = { arg(c, 2, SORT_REAL), NULL };
 	if (!a[0] || (c->in->nops > 3 && !(a[1] = arg(c, 3, SORT_REAL))))
 		return -1;
-	if (dx_is_inf(a[0], 0) || (a[1] && dx_is_inf(a[1], 0)))
+	if (e_is_inf(a[0], 0) || (a[1] && e_is_inf(a[1], 0)))
 		return dx_unsupported(c->L, c->in, "non-finite float constant",
 		                      "%s of an infinite float constant", efun_name(f));
 	if (neg)
@@ -674,7 +642,7 @@ static int do_testp(struct ctx *c, enum ptx_type t)
 		return -1;
 	if (!m || !ptx_type_is_float(t))
 		return opaque(c);
-	bool inf = dx_is_inf(a, 0);
+	bool inf = e_is_inf(a, 0);
 	if (!inf && e_has_undef(a))
 		return set(c, e_undef(c->cx, SORT_BOOL));
 	bool v = !strcmp(m, "finite") ? !inf : !strcmp(m, "infinite") ? inf : !strcmp(m, "number");

@@ -75,17 +75,6 @@ const struct expr *dx_real_bits(struct dx_launch *L, const struct ptx_instr *in,
 	return e_real(L->cx, d);
 }
 
-bool dx_is_inf(const struct expr *e, int sign)
-{
-	if (!e || e->op != EOP_UNDEF || e->sort != SORT_REAL)
-		return false;
-	if (sign < 0)
-		return e->u == DX_UNDEF_NINF;
-	if (sign > 0)
-		return e->u == DX_UNDEF_PINF;
-	return e->u == DX_UNDEF_NINF || e->u == DX_UNDEF_PINF;
-}
-
 static uint64_t real_bits(double d, unsigned width)
 {
 	if (width == 32) {
@@ -136,8 +125,8 @@ const struct expr *dx_coerce(struct dx_launch *L, const struct ptx_instr *in,
 		return NULL;
 	}
 	unsigned hk = SORT_KIND(have), wk = SORT_KIND(want);
-	if (dx_is_inf(e, 0) && wk == SK_BV && (SORT_WIDTH(want) == 32 || SORT_WIDTH(want) == 64)) {
-		bool neg = dx_is_inf(e, -1);   /* the bits of an infinity */
+	if (e_is_inf(e, 0) && wk == SK_BV && (SORT_WIDTH(want) == 32 || SORT_WIDTH(want) == 64)) {
+		bool neg = e_is_inf(e, -1);   /* the bits of an infinity */
 		uint64_t bits = SORT_WIDTH(want) == 32 ? (neg ? 0xff800000u : 0x7f800000u)
 		                                       : (neg ? 0xfff0000000000000ull : 0x7ff0000000000000ull);
 		return e_bv(cx, bits, SORT_WIDTH(want));

@@ -373,7 +373,7 @@ static const struct expr *ucond(struct ectx *cx, struct umemo *m, const struct e
 		 * max or min of the back-projection to absorb; as an address
 		 * or a branch condition they are unsupported where those are
 		 * used */
-		if (!is_shfl_undef(e) && !dx_is_inf(e, 0))
+		if (!is_shfl_undef(e) && !e_is_inf(e, 0))
 			m->other = true;
 		return e_bool(cx, is_shfl_undef(e));
 	}

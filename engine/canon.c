@@ -404,11 +404,6 @@ static bool step(struct canon *c, uint64_t n)
 
 static bool is_real_const(const struct expr *e) { return e->op == EOP_REAL; }
 
-static bool is_inf_tag(const struct expr *e, uint64_t tag)
-{
-	return e->op == EOP_UNDEF && e->sort == SORT_REAL && e->u == tag;
-}
-
 static unsigned nonconst_args(const struct expr *e)
 {
 	unsigned k = 0;
@@ -901,8 +896,7 @@ static const struct expr *minmax(struct canon *c, enum eop op, const struct expr
 	for (size_t i = 0; i < el.len && el.len <= MINMAX_ITE_MAX; i++) {
 		const struct expr *x = el.items[i];
 		if (x->op != EOP_ITE || x->sort != SORT_REAL ||
-		    !(is_inf_tag(x->args[1], E_UNDEF_NINF) || is_inf_tag(x->args[1], E_UNDEF_PINF) ||
-		      is_inf_tag(x->args[2], E_UNDEF_NINF) || is_inf_tag(x->args[2], E_UNDEF_PINF)))
+		    !(e_is_inf(x->args[1], 0) || e_is_inf(x->args[2], 0)))
 			continue;
 		const struct expr *arm[2];
 		for (int k = 0; k < 2; k++) {
@@ -914,7 +908,7 @@ static const struct expr *minmax(struct canon *c, enum eop op, const struct expr
 	}
 	for (size_t i = 0; i < el.len; i++) {
 		const struct expr *x = el.items[i];
-		if (is_inf_tag(x, neutral))
+		if (e_is_inf(x, op == EOP_FMAX ? -1 : 1))
 			continue;
 		if (is_real_const(x) && isfinite(x->d)) {
 			if (!kbest || (op == EOP_FMAX ? x->d > kbest->d : x->d < kbest->d))

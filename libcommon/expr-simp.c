@@ -1188,6 +1188,35 @@ static const struct expr *mk_fminmax(struct ectx *cx, enum eop op, const struct 
 	return intern2(cx, op, SORT_REAL, a, b);
 }
 
+static bool has_inf_arm(const struct expr *e, unsigned depth)
+{
+	if (e_is_inf(e, 0))
+		return true;
+	return depth && e->op == EOP_ITE &&
+	       (has_inf_arm(e->args[1], depth - 1) || has_inf_arm(e->args[2], depth - 1));
+}
+
+const struct expr *e_fminmax_inf(struct ectx *cx, enum eop op, const struct expr *a,
+                                 const struct expr *b, unsigned depth)
+{
+	int absorb = op == EOP_FMAX ? -1 : 1;
+	if (e_is_inf(a, absorb))
+		return b;
+	if (e_is_inf(b, absorb))
+		return a;
+	if (e_is_inf(a, 0))
+		return a;
+	if (e_is_inf(b, 0))
+		return b;
+	if (depth && a->op == EOP_ITE && has_inf_arm(a, depth))
+		return e_ite(cx, a->args[0], e_fminmax_inf(cx, op, a->args[1], b, depth - 1),
+		             e_fminmax_inf(cx, op, a->args[2], b, depth - 1));
+	if (depth && b->op == EOP_ITE && has_inf_arm(b, depth))
+		return e_ite(cx, b->args[0], e_fminmax_inf(cx, op, a, b->args[1], depth - 1),
+		             e_fminmax_inf(cx, op, a, b->args[2], depth - 1));
+	return e_op2(cx, op, a, b);
+}
+
 static const struct expr *mk_fabs(struct ectx *cx, const struct expr *a)
 {
 	if (is_real(a))

@@ -376,6 +376,17 @@ const struct expr *e_undef_tag(struct ectx *cx, sort_t sort, uint64_t tag)
 	return x_intern(cx, EOP_UNDEF, sort, 0, 0, tag, 0, 0, NULL);
 }
 
+bool e_is_inf(const struct expr *e, int sign)
+{
+	if (!e || e->op != EOP_UNDEF || e->sort != SORT_REAL)
+		return false;
+	if (sign < 0)
+		return e->u == E_UNDEF_NINF;
+	if (sign > 0)
+		return e->u == E_UNDEF_PINF;
+	return e->u == E_UNDEF_NINF || e->u == E_UNDEF_PINF;
+}
+
 const struct expr *e_var(struct ectx *cx, uint64_t id, sort_t sort)
 {
 	if (!sort_ok(sort))

@@ -226,6 +226,17 @@ const struct expr *e_undef_tag(struct ectx *cx, sort_t sort, uint64_t tag);
  * the value undefined. */
 #define E_UNDEF_NINF 0xD1F0001ull
 #define E_UNDEF_PINF 0xD1F0002ull
+/* Whether e is the tagged infinity of that sign (-1, +1; 0: either). */
+bool e_is_inf(const struct expr *e, int sign);
+/* max (op EOP_FMAX) or min (EOP_FMIN) of a and b with the tagged
+ * infinities taken into account: max absorbs -inf (max(-inf, x) = x) and
+ * +inf wins, min the other way; a select with an infinite arm, up to depth
+ * selects deep, is distributed, max(c ? -inf : v, 0) = c ? 0 : max(v, 0),
+ * so that a masked_fill(-inf) before a relu or a max leaves no infinity
+ * behind.  (The engine's canonical n-ary max, canon.c, does the same on
+ * canonical forms.) */
+const struct expr *e_fminmax_inf(struct ectx *cx, enum eop op, const struct expr *a,
+                                 const struct expr *b, unsigned depth);
 
 /* Generic constructor: op with n arguments; sort is the result sort where
  * the op does not determine it (ZEXT/SEXT/EXTRACT/R2S/R2U/BOOL2BV/ITE may pass
