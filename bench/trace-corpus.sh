@@ -16,8 +16,13 @@
 # seconds a side, default 900) and compares the records but for the raw
 # bytes of pointer parameters.  The programs: those named, else every
 # program of level1 and level3 of $DIRIGO_CORPUS (default /work/corpus),
-# or every Kth of them with --sample K.  Prints a Markdown table and the
-# median and worst times; --append adds them to bench/RESULTS.md.
+# or every Kth of them with --sample K.  The corpus is laid out as
+# fetched (KernelBench_c/LEVEL/NAME.cu beside
+# EvalEngine/torch_functionals/LEVEL/NAME.py) or as bench/run-kernelbench
+# lays out its pairs (LEVEL/NAME/ref.py and opt.cu); the extension
+# cache's keys name the folder of the .cu, so time the layout the cache
+# was built from.  Prints a Markdown table and the median and worst
+# times; --append adds them to bench/RESULTS.md.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 append="" compare="" every=1 limit=900 corpus=${DIRIGO_CORPUS:-/work/corpus}
@@ -44,7 +49,11 @@ if [ $# -gt 0 ]; then
 	printf '%s\n' "$@" >"$tmp/list"
 else
 	for l in level1 level3; do
-		ls "$corpus/KernelBench_c/$l"/*.cu | sed "s|.*/KernelBench_c/||; s|\.cu$||"
+		if [ -d "$corpus/KernelBench_c" ]; then
+			ls "$corpus/KernelBench_c/$l"/*.cu | sed "s|.*/KernelBench_c/||; s|\.cu$||"
+		else
+			ls -d "$corpus/$l"/*/ | sed "s|^$corpus/||; s|/$||"
+		fi
 	done | awk -v k="$every" 'NR % k == 1 || k == 1' >"$tmp/list"
 fi
 
@@ -60,7 +69,9 @@ side() {
 	st=0
 	timeout "$limit" dtrace-cuda --name "$s" -o "$out" -- "$py" -m dirigo_trace.kernelbench trace \
 		"$s" "$ref" "$opt" $mode >"$out.err" 2>&1 || st=$?
-	if [ "$st" = 4 ] && [ -n "$mode" ]; then
+	# (a side run this way exits 2, not 4, when it needs values: the
+	# runtime's message says so)
+	if [ "$st" != 0 ] && [ -n "$mode" ] && grep -q "trace by shape does not compute" "$out.err"; then
 		r=yes
 		st=0
 		timeout "$limit" dtrace-cuda --name "$s" -o "$out" -- "$py" -m dirigo_trace.kernelbench \
@@ -73,7 +84,11 @@ rows=$tmp/rows
 : >"$rows"
 while read -r p; do
 	lv=${p%%/*} n=${p#*/}
-	ref=$corpus/EvalEngine/torch_functionals/$lv/$n.py opt=$corpus/KernelBench_c/$lv/$n.cu
+	if [ -d "$corpus/KernelBench_c" ]; then
+		ref=$corpus/EvalEngine/torch_functionals/$lv/$n.py opt=$corpus/KernelBench_c/$lv/$n.cu
+	else
+		ref=$corpus/$lv/$n/ref.py opt=$corpus/$lv/$n/opt.cu
+	fi
 	so=$("$py" -c 'import sys; from dirigo_trace import ext; print(ext.load_cu(sys.argv[1], cached_only=True) or "")' "$opt" 2>/dev/null || true)
 	if [ -z "$so" ]; then
 		echo "| $p | - | - | - | - | not built | | |" >>"$rows"
