@@ -16,7 +16,10 @@
  * (a comparison, an extension, a division) the form's range over the
  * variables' bounds must lie in one window of 2^w values, else the
  * comparison is dropped (a weaker conjunction: still sound for showing
- * emptiness).  Each conjunction is refuted by Fourier-Motzkin elimination
+ * emptiness).  A form's range is first narrowed by the division
+ * identities x - c*q - r = 0: x - c*q, as nvcc computes a remainder, is
+ * the remainder variable in [0, c-1] (a 5-D index's offset is a sum of
+ * such digits), with no elimination needed.  Each conjunction is refuted by Fourier-Motzkin elimination
  * over the integers' real shadow, every derived constraint tightened by
  * the gcd of its coefficients (sound for integers).  Only "empty" is ever
  * concluded; anything else is left to the caller.
@@ -33,6 +36,7 @@ typedef __int128 i128;
 #define ROWS_MAX    30000         /* constraints during elimination */
 #define DEPTH_MAX   48
 #define BIG         ((i128)1 << 100)
+#define IDENT_MAX   24            /* identities kept for narrowing ranges */
 
 struct form { i128 c0; i128 c[NV]; };
 
@@ -52,6 +56,8 @@ struct actx {
 	struct var v[NV];
 	int nv;
 	rows_t side;        /* constraints of the aux variables */
+	struct form ident[IDENT_MAX];  /* equalities among them: x - d*q - r = 0 */
+	int nident;
 	bool failed;                 /* too many variables */
 	const rows_t *rows;          /* the conjunction's rows built so far, or NULL */
 	bool empty;                  /* a projection showed the conjunction empty */
@@ -93,6 +99,47 @@ static void range(const struct actx *c, const struct form *f, i128 *lo, i128 *hi
 		i128 a = f->c[i] * c->v[i].lo, b = f->c[i] * c->v[i].hi;
 		*lo += a < b ? a : b;
 		*hi += a < b ? b : a;
+	}
+}
+
+/* Records t = 0 (an identity of the variables, true wherever their
+ * constraints hold) for narrow_range. */
+static void identity(struct actx *c, const struct form *t)
+{
+	if (c->nident < IDENT_MAX)
+		c->ident[c->nident++] = *t;
+}
+
+/* The range of f, narrowed by the identities: f - k*t equals f wherever
+ * the constraints hold, so its range over the bounds also bounds f.  An
+ * identity t = x - d*q - r of a quotient turns x - d*q, as nvcc computes
+ * a remainder, into r in [0, d-1]; k is chosen to cancel f's term in
+ * the identity's quotient variable, kept when the range narrows. */
+static void narrow_range(const struct actx *c, struct form *f, i128 *lo, i128 *hi)
+{
+	range(c, f, lo, hi);
+	for (int pass = 0; pass < 4; pass++) {
+		bool better = false;
+		for (int i = 0; i < c->nident; i++) {
+			const struct form *t = &c->ident[i];
+			for (int v = 9; v < c->nv; v++) {
+				if (!t->c[v] || !f->c[v] || f->c[v] % t->c[v])
+					continue;
+				struct form g = *f;
+				i128 l, h;
+				if (!form_add(&g, t, -(f->c[v] / t->c[v])))
+					continue;
+				range(c, &g, &l, &h);
+				if (h - l < *hi - *lo) {
+					*f = g;
+					*lo = l;
+					*hi = h;
+					better = true;
+				}
+			}
+		}
+		if (!better)
+			break;
 	}
 }
 
@@ -166,7 +213,7 @@ static bool project(struct actx *c, const struct form *f, i128 *lo, i128 *hi)
 static bool window(struct actx *c, struct form *f, unsigned w, bool sgn)
 {
 	i128 lo, hi, m = (i128)1 << w, base = sgn ? -(m / 2) : 0;
-	range(c, f, &lo, &hi);
+	narrow_range(c, f, &lo, &hi);
 	i128 a = lo - base, k = a >= 0 ? a / m : -((-a + m - 1) / m);
 	if (hi - base >= (k + 1) * m) {
 		/* the bounds alone are too wide: what the rest of the
@@ -252,6 +299,7 @@ static bool division_rows(struct actx *c, const struct form *xv, i128 d, const s
 	struct form t = *xv, u;
 	if (!form_add(&t, q, -d) || !form_add(&t, r, -1))
 		return false;
+	identity(c, &t);
 	side(c, &t, 0);
 	form_const(&u, 0);
 	if (!form_add(&u, &t, -1))
@@ -309,7 +357,8 @@ static bool quotient(struct actx *c, const struct expr *x, i128 d, bool sgn, str
 	if (c->failed)
 		return false;
 	i128 lo, hi;
-	range(c, xv, &lo, &hi);
+	struct form xn = *xv;
+	narrow_range(c, &xn, &lo, &hi);
 	i128 qlo = lo >= 0 ? lo / d : -((-lo + d - 1) / d), qhi = hi >= 0 ? hi / d : -((-hi + d - 1) / d);
 	int nvb = c->nv;
 	if (nvb + 2 > NV) {
@@ -1007,6 +1056,7 @@ static void build(struct actx *c, const struct conj *cj, rows_t *rows)
 {
 	c->nv = 9;
 	c->side.len = 0;
+	c->nident = 0;
 	c->failed = false;
 	c->projections = 0;
 	c->rows = rows;

@@ -328,12 +328,50 @@ static void test_pairs(void)
 	ectx_free(cx);
 }
 
+/* A 5-D index as nvcc compiles level-1 60's conv3d (sizes as kernel
+ * arguments): x = 256*ctaid.x + tid.x over 2 images of 64x62x60x58
+ * outputs, each coordinate straight from x, the remainder x % 58 as x -
+ * (x/58)*58, n = x / 13808640 and co = x/215760 - 64*n.  The input
+ * offset is bounded through the division identities (x - 58*(x/58) is
+ * the remainder variable in [0, 57]); without them Fourier-Motzkin over
+ * the quotient variables outgrew its rows. */
+static void test_radix5(void)
+{
+	struct dx_launch L;
+	launch_init(&L, 256, 1, 107880, 1);
+	struct ectx *cx = L.cx;
+	const struct expr *x = e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_ctaid(cx, 0), c32(cx, 256)), e_tid(cx, 0));
+	const struct expr *q58 = e_op2(cx, EOP_SDIV, x, c32(cx, 58));
+	const struct expr *ow = e_op2(cx, EOP_SUB, x, e_op2(cx, EOP_MUL, q58, c32(cx, 58)));
+	const struct expr *oh = e_op2(cx, EOP_SREM, q58, c32(cx, 60));
+	const struct expr *od = e_op2(cx, EOP_SREM, e_op2(cx, EOP_SDIV, x, c32(cx, 3480)), c32(cx, 62));
+	const struct expr *n = e_op2(cx, EOP_SDIV, x, c32(cx, 13808640));
+	const struct expr *co = e_op2(cx, EOP_SUB, e_op2(cx, EOP_SDIV, x, c32(cx, 215760)),
+	                              e_op2(cx, EOP_MUL, n, c32(cx, 64)));
+	const struct expr *in = e_op2(cx, EOP_ADD, e_op2(cx, EOP_ADD, e_op2(cx, EOP_ADD, ow,
+	                        e_op2(cx, EOP_MUL, oh, c32(cx, 64))), e_op2(cx, EOP_MUL, od, c32(cx, 4096))),
+	                        e_op2(cx, EOP_MUL, n, c32(cx, 262144)));
+	const uint64_t last = 57 + 64 * 59 + 4096 * 61 + 262144;   /* the largest offset */
+	for (int k = 0; k < 2; k++) {
+		const struct expr *idx = k ? co : in;
+		uint64_t bytes = k ? 4 * 64 : 4 * (last + 1);
+		const struct expr *off = e_op2(cx, EOP_MUL, e_resize(cx, idx, 64, true), e_bv(cx, 4, 64));
+		const struct expr *neg = e_op2(cx, EOP_SLT, off, e_bv(cx, 0, 64));
+		const struct expr *past = e_op2(cx, EOP_ULT, e_bv(cx, bytes, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64)));
+		ok(dx_affine_unsat(&L, e_or(cx, neg, past)), "5-D index: the %s access within bounds", k ? "bias" : "input");
+		past = e_op2(cx, EOP_ULT, e_bv(cx, bytes - 4, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64)));
+		ok(!dx_affine_unsat(&L, past), "5-D index: the %s one element short: not shown empty", k ? "bias" : "input");
+	}
+	ectx_free(cx);
+}
+
 int main(void)
 {
 	test_random_small();
 	test_random_large();
 	test_bounds();
 	test_conv3d();
+	test_radix5();
 	test_pairs();
 	return done_testing();
 }

@@ -1,0 +1,1 @@
+#include "../conv3d-radix/ref.cu"
