@@ -10,20 +10,7 @@
 // the real program's sizes (5010): the launch was unsupported.
 #include "../common/harness.h"
 
-#define N 2
-#define CI 1
-#ifndef CO                      /* 5010 runs it at level-1 60's sizes too */
-#define CO 8
-#define D 12
-#define H 12
-#define W 12
-#endif
-#define KD 3
-#define KH 5
-#define KW 7
-#define OD (D - KD + 1)
-#define OH (H - KH + 1)
-#define OW (W - KW + 1)
+#include "../common/conv3d_radix.h"
 #ifndef ROWS
 #define ROWS H
 #endif
