@@ -17,9 +17,11 @@
  * variables' bounds must lie in one window of 2^w values, else the
  * comparison is dropped (a weaker conjunction: still sound for showing
  * emptiness).  A form's range is first narrowed by the division
- * identities x - c*q - r = 0: x - c*q, as nvcc computes a remainder, is
- * the remainder variable in [0, c-1] (a 5-D index's offset is a sum of
- * such digits), with no elimination needed.  Each conjunction is refuted by Fourier-Motzkin elimination
+ * identities x - c*q - r = 0 (and x/a - (d/a)*(x/d) - s = 0 between the
+ * quotients of one x whose divisors divide each other): a form expanded
+ * along them is a sum of digits, each in its range, as a 5-D index's
+ * offset is, with no elimination needed.  Where a projection is still
+ * needed, one over only the form's own variables is tried first.  Each conjunction is refuted by Fourier-Motzkin elimination
  * over the integers' real shadow, every derived constraint tightened by
  * the gcd of its coefficients (sound for integers).  Only "empty" is ever
  * concluded; anything else is left to the caller.
@@ -56,8 +58,8 @@ struct actx {
 	struct var v[NV];
 	int nv;
 	rows_t side;        /* constraints of the aux variables */
-	struct form ident[IDENT_MAX];  /* equalities among them: x - d*q - r = 0 */
-	int nident;
+	struct ident { struct form t; int q, r; } ident[IDENT_MAX];
+	int nident;                  /* equalities among them: x - d*q - r = 0 */
 	bool failed;                 /* too many variables */
 	const rows_t *rows;          /* the conjunction's rows built so far, or NULL */
 	bool empty;                  /* a projection showed the conjunction empty */
@@ -102,31 +104,76 @@ static void range(const struct actx *c, const struct form *f, i128 *lo, i128 *hi
 	}
 }
 
-/* Records t = 0 (an identity of the variables, true wherever their
- * constraints hold) for narrow_range. */
-static void identity(struct actx *c, const struct form *t)
+/* Records t = x - d*q - r = 0, with q and r the variables at kq and kr
+ * (an identity of the variables, true wherever their constraints hold),
+ * for narrow_range. */
+static void identity(struct actx *c, const struct form *t, int kq, int kr)
 {
 	if (c->nident < IDENT_MAX)
-		c->ident[c->nident++] = *t;
+		c->ident[c->nident++] = (struct ident){ *t, kq, kr };
+}
+
+/* f with each dividend x that it holds whole (as k*x) put as k*(d*q + r):
+ * a 5-D index's offset that nvcc folded into x + 6*(x/58) + 256*(x/3480)
+ * - ... becomes a sum of digits, r58 + 64*r60 + 4096*r62 + ..., each in
+ * its range.  Dividends are finer than their quotients, so it ends. */
+static void expand(const struct actx *c, struct form *g)
+{
+	for (int pass = 0; pass < 2 * c->nident; pass++) {
+		bool changed = false;
+		for (int i = 0; i < c->nident; i++) {
+			const struct ident *id = &c->ident[i];
+			i128 k = 0;
+			bool whole = true;
+			for (int v = 0; v < c->nv && whole; v++) {
+				if (v == id->q || v == id->r || !id->t.c[v])
+					continue;
+				if (g->c[v] % id->t.c[v] || (k && g->c[v] / id->t.c[v] != k))
+					whole = false;
+				else
+					k = g->c[v] / id->t.c[v];
+			}
+			if (!whole || !k)
+				continue;
+			struct form h = *g;
+			if (!form_add(&h, &id->t, -k))
+				continue;
+			*g = h;
+			changed = true;
+		}
+		if (!changed)
+			break;
+	}
 }
 
 /* The range of f, narrowed by the identities: f - k*t equals f wherever
- * the constraints hold, so its range over the bounds also bounds f.  An
- * identity t = x - d*q - r of a quotient turns x - d*q, as nvcc computes
- * a remainder, into r in [0, d-1]; k is chosen to cancel f's term in
- * the identity's quotient variable, kept when the range narrows. */
+ * the constraints hold, so its range over the bounds also bounds f.
+ * First f expanded into digits (expand); then, step by step, an identity
+ * t = x - d*q - r of a quotient turns x - d*q, as nvcc computes a
+ * remainder, into r in [0, d-1]: k is chosen to cancel f's term in one of
+ * t's variables, kept when the range narrows. */
 static void narrow_range(const struct actx *c, struct form *f, i128 *lo, i128 *hi)
 {
 	range(c, f, lo, hi);
+	if (!c->nident)
+		return;
+	struct form g = *f;
+	i128 l, h;
+	expand(c, &g);
+	range(c, &g, &l, &h);
+	if (h - l < *hi - *lo) {
+		*f = g;
+		*lo = l;
+		*hi = h;
+	}
 	for (int pass = 0; pass < 4; pass++) {
 		bool better = false;
 		for (int i = 0; i < c->nident; i++) {
-			const struct form *t = &c->ident[i];
+			const struct form *t = &c->ident[i].t;
 			for (int v = 9; v < c->nv; v++) {
 				if (!t->c[v] || !f->c[v] || f->c[v] % t->c[v])
 					continue;
-				struct form g = *f;
-				i128 l, h;
+				g = *f;
 				if (!form_add(&g, t, -(f->c[v] / t->c[v])))
 					continue;
 				range(c, &g, &l, &h);
@@ -155,19 +202,28 @@ static i128 floor_div(i128 a, i128 b);
  * eliminated (sound for integers: the real shadow's projection, tightened,
  * contains the integer one).  False when nothing is learnt; c->empty when
  * the rows are infeasible. */
-static bool project(struct actx *c, const struct form *f, i128 *lo, i128 *hi)
+static bool project(struct actx *c, const struct form *f, bool cheap, i128 *lo, i128 *hi)
 {
+	bool in_f[NV] = { false };
+	for (int v = 0; v < NV; v++)
+		in_f[v] = f->c[v] != 0;
 	if (!c->rows || c->nv >= NV || c->projections >= PROJ_MAX)
 		return false;
 	c->projections++;
 	int z = c->nv;
 	rows_t r = { 0 };
 	struct row x;
-	for (size_t i = 0; i < c->rows->len; i++)
-		VEC_PUSH(r, c->rows->items[i]);
-	for (size_t i = 0; i < c->side.len; i++)
-		VEC_PUSH(r, c->side.items[i]);
+	for (size_t i = 0; i < c->rows->len + c->side.len; i++) {
+		const struct row *p = i < c->rows->len ? &c->rows->items[i] : &c->side.items[i - c->rows->len];
+		bool keep = true;
+		for (int v = 0; v < c->nv && cheap && keep; v++)
+			keep = !p->a[v] || in_f[v];
+		if (keep)
+			VEC_PUSH(r, *p);
+	}
 	for (int v = 0; v < c->nv; v++) {
+		if (cheap && !in_f[v])
+			continue;
 		memset(&x, 0, sizeof x);
 		x.a[v] = 1;
 		x.b = c->v[v].hi;
@@ -219,7 +275,13 @@ static bool window(struct actx *c, struct form *f, unsigned w, bool sgn)
 		/* the bounds alone are too wide: what the rest of the
 		 * conjunction says about f */
 		i128 plo, phi;
-		if (!project(c, f, &plo, &phi))
+		bool got = project(c, f, true, &plo, &phi);
+		if (got) {
+			i128 a2 = (plo > lo ? plo : lo) - base;
+			i128 k2 = a2 >= 0 ? a2 / m : -((-a2 + m - 1) / m);
+			got = (phi < hi ? phi : hi) - base < (k2 + 1) * m;
+		}
+		if (!got && !project(c, f, false, &plo, &phi))
 			return false;
 		if (plo > lo)
 			lo = plo;
@@ -290,6 +352,22 @@ static bool aff_opaque(struct actx *c, const struct expr *e, struct form *f, i12
 static bool quotient(struct actx *c, const struct expr *x, i128 d, bool sgn, struct form *q,
                      struct form *r, struct form *xv, unsigned depth);
 
+/* The variable that f is (1*v), or -1. */
+static int only_var(const struct actx *c, const struct form *f)
+{
+	int k = -1;
+	if (f->c0)
+		return -1;
+	for (int i = 0; i < c->nv; i++) {
+		if (!f->c[i])
+			continue;
+		if (k >= 0 || f->c[i] != 1)
+			return -1;
+		k = i;
+	}
+	return k;
+}
+
 /* x - d*q - r = 0, as the two rows of the variables' constraints that
  * make q and r the quotient and remainder of x by d; false when a
  * coefficient grows too large. */
@@ -299,7 +377,7 @@ static bool division_rows(struct actx *c, const struct form *xv, i128 d, const s
 	struct form t = *xv, u;
 	if (!form_add(&t, q, -d) || !form_add(&t, r, -1))
 		return false;
-	identity(c, &t);
+	identity(c, &t, only_var(c, q), only_var(c, r));
 	side(c, &t, 0);
 	form_const(&u, 0);
 	if (!form_add(&u, &t, -1))
@@ -343,6 +421,49 @@ static bool nested_quotient(struct actx *c, const struct expr *x, i128 d, struct
 	return kr != fresh || division_rows(c, xv, d, q, r);
 }
 
+/* x / a and x / d with a dividing d, as nvcc computes the coordinates of
+ * an index over a 5-D tensor (each straight from the index): x/a is
+ * (d/a)*(x/d) + s with s in [0, d/a - 1], since floor(floor(x/a)/(d/a)) =
+ * floor(x/d).  Rows (and an identity) that say so for the new quotient
+ * variable kq of x by d and every other quotient variable of x whose
+ * divisor divides d or is divided by it: the coordinates as digits of one
+ * mixed-radix number, so that ((x/215760) - 64*(x/13808640)) / 64 is 0.
+ * False when a row cannot be made (too many variables: c->failed). */
+static bool chain_rows(struct actx *c, const struct expr *x, i128 d, bool sgn, int kq)
+{
+	int nv = c->nv;
+	for (int i = 9; i < nv; i++) {
+		if (i == kq || c->v[i].node != x || c->v[i].rem || !c->v[i].div ||
+		    (c->v[i].div < 0) != sgn)
+			continue;
+		i128 a = c->v[i].div < 0 ? -c->v[i].div : c->v[i].div;
+		int lo, hi;
+		i128 k;
+		if (a < d && d % a == 0)
+			lo = i, hi = kq, k = d / a;
+		else if (a > d && a % d == 0)
+			lo = kq, hi = i, k = a / d;
+		else
+			continue;
+		int ks = var_of(c, 0, k - 1, NULL, 0, false);
+		if (ks < 0)
+			return false;
+		/* q_lo - k*q_hi - s = 0 */
+		struct form t, u;
+		form_const(&t, 0);
+		t.c[lo] = 1;
+		t.c[hi] = -k;
+		t.c[ks] = -1;
+		identity(c, &t, hi, ks);
+		side(c, &t, 0);
+		form_const(&u, 0);
+		if (!form_add(&u, &t, -1))
+			return false;
+		side(c, &u, 0);
+	}
+	return true;
+}
+
 /* floor(x / d) and x - d*floor(x / d) for the value of x read unsigned
  * or signed: a quotient variable q and a remainder variable r in [0, d-1]
  * with x = d*q + r (the remainder as a variable of its own keeps forms
@@ -381,7 +502,7 @@ static bool quotient(struct actx *c, const struct expr *x, i128 d, bool sgn, str
 	q->c[kq] = 1;
 	form_const(r, 0);
 	r->c[kr] = 1;
-	return kq != nvb || division_rows(c, xv, d, q, r);
+	return kq != nvb || (division_rows(c, xv, d, q, r) && chain_rows(c, x, d, sgn, kq));
 }
 
 static bool pow2(uint64_t m, unsigned *k)

@@ -362,6 +362,69 @@ static void test_radix5(void)
 		past = e_op2(cx, EOP_ULT, e_bv(cx, bytes - 4, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64)));
 		ok(!dx_affine_unsat(&L, past), "5-D index: the %s one element short: not shown empty", k ? "bias" : "input");
 	}
+	/* the same index as nvcc folded it in 60's kernel (3 input channels,
+	 * 16 images): x + 6*(x/58) + 256*(x/3480) - 253952*(x/215760) +
+	 * 786432*(x/13808640) + 786432*(((x/215760) - 64*(x/13808640)) / 64),
+	 * a sum of digits only once expanded along the identities, the last
+	 * quotient 0 only once x/215760 and x/13808640 are chained */
+	ectx_free(cx);
+	launch_init(&L, 256, 1, 863040, 1);   /* 16*13808640 threads exactly */
+	cx = L.cx;
+	x = e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_ctaid(cx, 0), c32(cx, 256)), e_tid(cx, 0));
+	const struct expr *q[5];
+	const uint32_t dv[5] = { 58, 3480, 215760, 13808640, 0 };
+	const int32_t coef[4] = { 6, 256, -253952, 786432 };
+	const struct expr *sum = x;
+	for (int k = 0; k < 4; k++) {
+		q[k] = e_op2(cx, EOP_SDIV, x, c32(cx, dv[k]));
+		sum = e_op2(cx, EOP_ADD, sum, e_op2(cx, EOP_MUL, q[k], c32(cx, (uint32_t)coef[k])));
+	}
+	q[4] = e_op2(cx, EOP_SDIV, e_op2(cx, EOP_SUB, q[2], e_op2(cx, EOP_MUL, q[3], c32(cx, 64))), c32(cx, 64));
+	sum = e_op2(cx, EOP_ADD, sum, e_op2(cx, EOP_MUL, q[4], c32(cx, 786432)));
+	const uint64_t in_bytes = 4ull * 16 * 3 * 64 * 64 * 64;
+	const struct expr *off = e_op2(cx, EOP_MUL, e_resize(cx, sum, 64, true), e_bv(cx, 4, 64));
+	const struct expr *oob = e_or(cx, e_op2(cx, EOP_SLT, off, e_bv(cx, 0, 64)),
+	                              e_op2(cx, EOP_ULT, e_bv(cx, in_bytes, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64))));
+	ok(dx_affine_unsat(&L, oob), "5-D index as nvcc folds it: the input access within bounds");
+	/* the largest offset, 15*786432 + 61*4096 + 59*64 + 57 */
+	const uint64_t top = 4ull * (15 * 786432 + 61 * 4096 + 59 * 64 + 57);
+	ok(!dx_affine_unsat(&L, e_op2(cx, EOP_ULT, e_bv(cx, top, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64)))),
+	   "5-D index as nvcc folds it: one element short: not shown empty");
+	ectx_free(cx);
+}
+
+/* A guarded access of level-1 65's transposed 2-D convolution: x over
+ * 16 images of 64x130x132 outputs, oh = x/132 - 130*(x/17160), ow = x -
+ * 132*(x/132), the input (16, 32, 128, 128) read at (n, 0, oh - 1, ow)
+ * where the guard says 0 <= oh - 1 < 128 and 0 <= ow < 128: in bounds
+ * only with the guard, which a projection over every quotient variable
+ * could not take in (its rows outgrew ROWS_MAX). */
+static void test_transposed(void)
+{
+	struct dx_launch L;
+	launch_init(&L, 256, 1, 68640, 1);
+	struct ectx *cx = L.cx;
+	const struct expr *x = e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_ctaid(cx, 0), c32(cx, 256)), e_tid(cx, 0));
+	const struct expr *q132 = e_op2(cx, EOP_SDIV, x, c32(cx, 132));
+	const struct expr *q17160 = e_op2(cx, EOP_SDIV, x, c32(cx, 17160));
+	const struct expr *qn = e_op2(cx, EOP_SDIV, x, c32(cx, 1098240));
+	const struct expr *ih = e_op2(cx, EOP_SUB, e_op2(cx, EOP_SUB, q132, e_op2(cx, EOP_MUL, q17160, c32(cx, 130))),
+	                              c32(cx, 1));
+	const struct expr *iw = e_op2(cx, EOP_SUB, x, e_op2(cx, EOP_MUL, q132, c32(cx, 132)));
+	const struct expr *guard = e_and(cx,
+		e_not(cx, e_or(cx, e_op2(cx, EOP_SLT, ih, c32(cx, 0)), e_op2(cx, EOP_SLE, c32(cx, 128), ih))),
+		e_not(cx, e_or(cx, e_op2(cx, EOP_SLT, iw, c32(cx, 0)), e_op2(cx, EOP_SLE, c32(cx, 128), iw))));
+	/* n*524288 + ih*128 + iw, folded: x - 4*(x/132) - 16640*(x/17160) + 524288*n - 128 */
+	const struct expr *sum = e_op2(cx, EOP_ADD, e_op2(cx, EOP_ADD, e_op2(cx, EOP_SUB, e_op2(cx, EOP_SUB, x,
+	                               e_op2(cx, EOP_MUL, q132, c32(cx, 4))), e_op2(cx, EOP_MUL, q17160, c32(cx, 16640))),
+	                               e_op2(cx, EOP_MUL, qn, c32(cx, 524288))), c32(cx, (uint32_t)-128));
+	const struct expr *off = e_op2(cx, EOP_MUL, e_resize(cx, sum, 64, true), e_bv(cx, 4, 64));
+	const uint64_t bytes = 4ull * 16 * 32 * 128 * 128;
+	const struct expr *oob = e_or(cx, e_op2(cx, EOP_SLT, off, e_bv(cx, 0, 64)),
+	                              e_op2(cx, EOP_ULT, e_bv(cx, bytes, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64))));
+	ok(dx_affine_unsat(&L, e_and(cx, guard, oob)), "transposed conv: the guarded input access within bounds");
+	ok(!dx_affine_unsat(&L, e_op2(cx, EOP_SLT, off, e_bv(cx, 0, 64))),
+	   "transposed conv: without the guard, the row above the first: not shown empty");
 	ectx_free(cx);
 }
 
@@ -372,6 +435,7 @@ int main(void)
 	test_bounds();
 	test_conv3d();
 	test_radix5();
+	test_transposed();
 	test_pairs();
 	return done_testing();
 }
