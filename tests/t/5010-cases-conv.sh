@@ -7,12 +7,15 @@
 # guard lets one row too many through: an out-of-bounds read past the
 # input's end, which dexec names (PTX line, thread, byte offset).  And
 # the 5-D form of level-1 60 (conv3d-radix: each coordinate straight from
-# the flat index), correct and with rows strided one too far.
+# the flat index), correct and with rows strided one too far; and the
+# guarded gather of level-1 65's transposed convolution (convt2d-guard),
+# correct and with a guard that lets the row past the input through.
 . "$(dirname "$0")/test-lib.sh"
 . "$ROOT/tests/t/case-lib.sh"
 run_cases 'conv-radix*'
 run_cases 'conv3d-tile*'
 run_cases 'conv3d-radix*'
+run_cases 'convt2d-guard*'
 
 # conv3d-radix at level-1 60's sizes (an output of 64x62x60x58 per image):
 # 27.6M threads, each access bound decided by the affine prover, where the
