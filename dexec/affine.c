@@ -439,6 +439,8 @@ static bool chain_rows(struct actx *c, const struct expr *x, i128 d, bool sgn, i
 		i128 a = c->v[i].div < 0 ? -c->v[i].div : c->v[i].div;
 		int lo, hi;
 		i128 k;
+		if (!(a & (a - 1)) && !(d & (d - 1)))
+			continue;                /* shifts: bits, and no need seen */
 		if (a < d && d % a == 0)
 			lo = i, hi = kq, k = d / a;
 		else if (a > d && a % d == 0)
@@ -668,11 +670,23 @@ static bool lin(struct actx *c, const struct expr *e, struct form *f, unsigned d
 struct lit {
 	const struct expr *a, *b;
 	enum eop op;                 /* EQ, ULT, ULE, SLT, SLE */
+	int fid;                     /* its row in the prune table, or -1 */
 };
 
 struct conj { struct lit l[LITS_MAX]; int n; };
 
-struct dnf { struct conj *c; int n; bool overflow; struct ectx *cx; struct dx_launch *L; };
+/* The literals' rows g <= t, each form exactly the integer a - b (both
+ * sides' values in one window), in one context shared by the normal
+ * forms of a condition: two literals of one conjunction whose rows are
+ * g <= t and -g <= t' with t + t' < 0 contradict each other. */
+#define PRUNE_MAX 256
+struct prune {
+	struct actx c;
+	struct { struct form g; i128 t; } row[PRUNE_MAX];
+	int n;
+};
+
+struct dnf { struct conj *c; int n; bool overflow; struct ectx *cx; struct dx_launch *L; struct prune *pr; };
 
 static void dnf_free(struct dnf *d)
 {
@@ -690,6 +704,7 @@ static void dnf_copy(struct dnf *dst, const struct dnf *src)
 	dst->overflow = src->overflow;
 	dst->cx = src->cx;
 	dst->L = src->L;
+	dst->pr = src->pr;
 	dst->c = xmalloc((src->n ? src->n : 1) * sizeof *dst->c);
 	memcpy(dst->c, src->c, src->n * sizeof *src->c);
 }
@@ -717,6 +732,34 @@ static int lit_truth(struct dx_launch *L, const struct expr *a, const struct exp
 	return r;
 }
 
+/* The prune row of a OP b, or -1 (EQ, a side without one window, the
+ * table full). */
+static int prune_row(struct prune *p, const struct expr *a, const struct expr *b, enum eop op)
+{
+	if (!p || op == EOP_EQ || p->n >= PRUNE_MAX)
+		return -1;
+	bool sgn = op == EOP_SLT || op == EOP_SLE;
+	struct form fa, fb;
+	if (!value(&p->c, a, &fa, sgn, 0) || !value(&p->c, b, &fb, sgn, 0) || !form_add(&fa, &fb, -1))
+		return -1;
+	int k = p->n++;
+	p->row[k].t = (op == EOP_ULT || op == EOP_SLT ? -1 : 0) - fa.c0;
+	fa.c0 = 0;
+	p->row[k].g = fa;
+	return k;
+}
+
+/* Do the rows i and j contradict each other (g <= t and -g <= t')? */
+static bool prune_clash(const struct prune *p, int i, int j)
+{
+	if (i < 0 || j < 0 || p->row[i].t + p->row[j].t >= 0)
+		return false;
+	for (int v = 0; v < NV; v++)
+		if (p->row[i].g.c[v] != -p->row[j].g.c[v])
+			return false;
+	return true;
+}
+
 static void dnf_lit(struct dnf *d, const struct expr *a, const struct expr *b, enum eop op)
 {
 	/* a literal no thread can satisfy ends the conjunctions it joins, and
@@ -730,11 +773,22 @@ static void dnf_lit(struct dnf *d, const struct expr *a, const struct expr *b, e
 	}
 	if (t == 1)
 		return;
+	/* nor do the alternatives of a guard that another literal of the
+	 * conjunction excludes ("h - 1 < 0" beside "h - 4 >= 0") */
+	int fid = prune_row(d->pr, a, b, op), k = 0;
 	for (int i = 0; i < d->n; i++) {
-		if (d->c[i].n >= LITS_MAX)
-			continue;            /* dropping a literal only weakens */
-		d->c[i].l[d->c[i].n++] = (struct lit){ a, b, op };
+		bool clash = false;
+		for (int j = 0; j < d->c[i].n && fid >= 0 && !clash; j++)
+			clash = prune_clash(d->pr, fid, d->c[i].l[j].fid);
+		if (clash)
+			continue;
+		if (d->c[i].n < LITS_MAX)    /* else dropping a literal only weakens */
+			d->c[i].l[d->c[i].n++] = (struct lit){ a, b, op, fid };
+		if (k != i)
+			d->c[k] = d->c[i];
+		k++;
 	}
+	d->n = k;
 }
 
 /* d := d OR (d0 AND e') for the alternatives of e. */
@@ -1287,6 +1341,7 @@ struct dx_affine {
 	struct dx_launch *L;
 	struct dnf d[LEVELS];
 	bool have[LEVELS];
+	struct prune pr;
 };
 
 struct dx_affine *dx_affine_new(struct dx_launch *L, const struct expr *cond)
@@ -1301,6 +1356,7 @@ struct dx_affine *dx_affine_new(struct dx_launch *L, const struct expr *cond)
 	}
 	struct dx_affine *a = xcalloc(1, sizeof *a);
 	a->L = L;
+	ctx_init(&a->pr.c, L, NULL, NULL);
 	unsigned maxw = 0;
 	for (unsigned i = 0; i < nc; i++)
 		if (width(c[i], false) > maxw)
@@ -1310,10 +1366,14 @@ struct dx_affine *dx_affine_new(struct dx_launch *L, const struct expr *cond)
 		if (lv > 0 && lim[lv - 1] >= maxw)
 			break;                   /* the same as the level before */
 		struct dnf *d = &a->d[lv];
-		*d = (struct dnf){ xcalloc(1, sizeof *d->c), 1, false, L->cx, L };
-		for (unsigned i = 0; i < nc && d->n && !d->overflow; i++)
-			if (width(c[i], false) <= lim[lv])
-				dnf_and(d, c[i], false);
+		*d = (struct dnf){ xcalloc(1, sizeof *d->c), 1, false, L->cx, L, &a->pr };
+		/* the comparisons first: they prune the alternatives after them */
+		for (int wide = 0; wide < 2; wide++)
+			for (unsigned i = 0; i < nc && d->n && !d->overflow; i++) {
+				unsigned w = width(c[i], false);
+				if ((w > 1) == wide && w <= lim[lv])
+					dnf_and(d, c[i], false);
+			}
 		if (d->overflow) {
 			dnf_free(d);
 			break;
@@ -1344,6 +1404,7 @@ void dx_affine_free(struct dx_affine *a)
 	if (a) {
 		for (int lv = 0; lv < LEVELS; lv++)
 			dnf_free(&a->d[lv]);
+		VEC_FREE(a->pr.c.side);
 		free(a);
 	}
 }
