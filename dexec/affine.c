@@ -79,13 +79,28 @@ static void form_const(struct form *f, i128 k)
 	f->c0 = k;
 }
 
+/* k*x, false where it would pass BIG (before it can overflow). */
+static bool mul_small(i128 k, i128 x, i128 *out)
+{
+	i128 ak = k < 0 ? -k : k, ax = x < 0 ? -x : x;
+	if (ak && ax && (big(k) || big(x) || ax > BIG / ak))
+		return false;
+	*out = k * x;
+	return true;
+}
+
 static bool form_add(struct form *a, const struct form *b, i128 k)
 {
-	a->c0 += k * b->c0;
+	i128 p;
+	if (!mul_small(k, b->c0, &p))
+		return false;
+	a->c0 += p;
 	if (big(a->c0))
 		return false;
 	for (int i = 0; i < NV; i++) {
-		a->c[i] += k * b->c[i];
+		if (!mul_small(k, b->c[i], &p))
+			return false;
+		a->c[i] += p;
 		if (big(a->c[i]))
 			return false;
 	}
