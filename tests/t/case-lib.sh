@@ -14,6 +14,10 @@
 # Sourced by the 5xxx tests after test-lib.sh; run_cases GLOB runs the pairs
 # whose names match.
 
+# Under the sanitizers (make check SANITIZE=1) every stage runs several
+# times slower: the budgets are five times the defaults, still bounded.
+case_budget=${SANITIZE:+--budget 300}
+
 check_case() {   # DIR
 	name=$(basename "$1")
 	expect=$(cat "$1/expect")
@@ -22,9 +26,9 @@ check_case() {   # DIR
 	dtrace-cuda --no-gpu --name ref -o "$name-ref.trace" -- "./$name-ref" 2>"$name-ref.log" &&
 	dtrace-cuda --no-gpu --name opt -o "$name-opt.trace" -- "./$name-opt" 2>"$name-opt.log" || return 1
 	dmerge "$name-ref.trace" "$name-opt.trace" >"$name.obl" &&
-	dexec "$name.obl" >"$name.sym"
-	dcheck "$name.sym" >"$name.ver"
-	dreplay "$name.ver" >"$name.rep" 2>"$name.report"
+	dexec $case_budget "$name.obl" >"$name.sym"
+	dcheck $case_budget "$name.sym" >"$name.ver"
+	dreplay $case_budget "$name.ver" >"$name.rep" 2>"$name.report"
 	st=$?
 	dcat "$name.rep" >"$name.jsonl" || return 1
 	case "$expect" in
