@@ -383,22 +383,31 @@ static int only_var(const struct actx *c, const struct form *f)
 	return k;
 }
 
+/* t = 0 (t = x - d*q - r, q and r the variables at kq and kr) as an
+ * identity and the two rows t <= 0, -t <= 0 of the variables'
+ * constraints; false when a coefficient grows too large. */
+static bool equality(struct actx *c, const struct form *t, int kq, int kr)
+{
+	struct form u;
+	form_const(&u, 0);
+	if (!form_add(&u, t, -1))
+		return false;
+	identity(c, t, kq, kr);
+	side(c, t, 0);
+	side(c, &u, 0);
+	return true;
+}
+
 /* x - d*q - r = 0, as the two rows of the variables' constraints that
  * make q and r the quotient and remainder of x by d; false when a
  * coefficient grows too large. */
 static bool division_rows(struct actx *c, const struct form *xv, i128 d, const struct form *q,
                           const struct form *r)
 {
-	struct form t = *xv, u;
+	struct form t = *xv;
 	if (!form_add(&t, q, -d) || !form_add(&t, r, -1))
 		return false;
-	identity(c, &t, only_var(c, q), only_var(c, r));
-	side(c, &t, 0);
-	form_const(&u, 0);
-	if (!form_add(&u, &t, -1))
-		return false;
-	side(c, &u, 0);
-	return true;
+	return equality(c, &t, only_var(c, q), only_var(c, r));
 }
 
 /* floor(floor(y / a) / d) is floor(y / (a*d)): where x's value xv is
@@ -466,17 +475,13 @@ static bool chain_rows(struct actx *c, const struct expr *x, i128 d, bool sgn, i
 		if (ks < 0)
 			return false;
 		/* q_lo - k*q_hi - s = 0 */
-		struct form t, u;
+		struct form t;
 		form_const(&t, 0);
 		t.c[lo] = 1;
 		t.c[hi] = -k;
 		t.c[ks] = -1;
-		identity(c, &t, hi, ks);
-		side(c, &t, 0);
-		form_const(&u, 0);
-		if (!form_add(&u, &t, -1))
+		if (!equality(c, &t, hi, ks))
 			return false;
-		side(c, &u, 0);
 	}
 	return true;
 }
