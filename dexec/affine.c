@@ -21,8 +21,9 @@
  * quotients of one x whose divisors divide each other): a form expanded
  * along them is a sum of digits, each in its range, as a 5-D index's
  * offset is, with no elimination needed.  Where a projection is still
- * needed, one over only the form's own variables is tried first.  Each conjunction is refuted by Fourier-Motzkin elimination
- * over the integers' real shadow, every derived constraint tightened by
+ * needed, one over only the form's own variables is tried first.  Each
+ * conjunction is refuted by Fourier-Motzkin elimination over the
+ * integers' real shadow, every derived constraint tightened by
  * the gcd of its coefficients (sound for integers).  Only "empty" is ever
  * concluded; anything else is left to the caller.
  */
@@ -215,15 +216,17 @@ static i128 floor_div(i128 a, i128 b);
 /* Bounds of f over the conjunction's rows built so far, the variables'
  * constraints and bounds: f as a new variable z, every other variable
  * eliminated (sound for integers: the real shadow's projection, tightened,
- * contains the integer one).  False when nothing is learnt; c->empty when
- * the rows are infeasible. */
+ * contains the integer one).  With cheap, only the rows over f's own
+ * variables (fewer rows: weaker, still sound, and small where the full
+ * elimination outgrows ROWS_MAX).  False when nothing is learnt; c->empty
+ * when the rows are infeasible. */
 static bool project(struct actx *c, const struct form *f, bool cheap, i128 *lo, i128 *hi)
 {
-	bool in_f[NV] = { false };
-	for (int v = 0; v < NV; v++)
-		in_f[v] = f->c[v] != 0;
 	if (!c->rows || c->nv >= NV || c->projections >= PROJ_MAX)
 		return false;
+	bool in_f[NV];
+	for (int v = 0; v < NV; v++)
+		in_f[v] = f->c[v] != 0;
 	c->projections++;
 	int z = c->nv;
 	rows_t r = { 0 };
@@ -281,21 +284,26 @@ static bool project(struct actx *c, const struct form *f, bool cheap, i128 *lo, 
 	return got;
 }
 
+/* Does [lo, hi] lie in one window [base + k*m, base + (k+1)*m)?  *k is
+ * the window of lo. */
+static bool one_window(i128 lo, i128 hi, i128 base, i128 m, i128 *k)
+{
+	i128 a = lo - base;
+	*k = a >= 0 ? a / m : -((-a + m - 1) / m);
+	return hi - base < (*k + 1) * m;
+}
+
 static bool window(struct actx *c, struct form *f, unsigned w, bool sgn)
 {
-	i128 lo, hi, m = (i128)1 << w, base = sgn ? -(m / 2) : 0;
+	i128 lo, hi, k, m = (i128)1 << w, base = sgn ? -(m / 2) : 0;
 	narrow_range(c, f, &lo, &hi);
-	i128 a = lo - base, k = a >= 0 ? a / m : -((-a + m - 1) / m);
-	if (hi - base >= (k + 1) * m) {
+	if (!one_window(lo, hi, base, m, &k)) {
 		/* the bounds alone are too wide: what the rest of the
-		 * conjunction says about f */
+		 * conjunction says about f, from the rows over f's own
+		 * variables first (small), else from all of them */
 		i128 plo, phi;
-		bool got = project(c, f, true, &plo, &phi);
-		if (got) {
-			i128 a2 = (plo > lo ? plo : lo) - base;
-			i128 k2 = a2 >= 0 ? a2 / m : -((-a2 + m - 1) / m);
-			got = (phi < hi ? phi : hi) - base < (k2 + 1) * m;
-		}
+		bool got = project(c, f, true, &plo, &phi) &&
+		           one_window(plo > lo ? plo : lo, phi < hi ? phi : hi, base, m, &k);
 		if (!got && !project(c, f, false, &plo, &phi))
 			return false;
 		if (plo > lo)
@@ -306,9 +314,7 @@ static bool window(struct actx *c, struct form *f, unsigned w, bool sgn)
 			c->empty = true;
 			return false;
 		}
-		a = lo - base;
-		k = a >= 0 ? a / m : -((-a + m - 1) / m);
-		if (hi - base >= (k + 1) * m)
+		if (!one_window(lo, hi, base, m, &k))
 			return false;
 	}
 	f->c0 -= k * m;
@@ -464,7 +470,8 @@ static bool chain_rows(struct actx *c, const struct expr *x, i128 d, bool sgn, i
 		int lo, hi;
 		i128 k;
 		if (!(a & (a - 1)) && !(d & (d - 1)))
-			continue;                /* shifts: bits, and no need seen */
+			continue;                /* shifts: their rows cost the elimination
+			                            time, and no program needed them */
 		if (a < d && d % a == 0)
 			lo = i, hi = kq, k = d / a;
 		else if (a > d && a % d == 0)
@@ -698,12 +705,14 @@ struct conj { struct lit l[LITS_MAX]; int n; };
 /* The literals' rows g <= t, each form exactly the integer a - b (both
  * sides' values in one window), in one context shared by the normal
  * forms of a condition: two literals of one conjunction whose rows are
- * g <= t and -g <= t' with t + t' < 0 contradict each other. */
+ * g <= t and -g <= t' with t + t' < 0 contradict each other.  One row
+ * per literal (a, b, op), however many levels and alternatives take it
+ * (the nodes are hash-consed: a literal is its pointers). */
 #define PRUNE_MAX 256
+struct prune_row { const struct expr *a, *b; enum eop op; int ok; struct form g; i128 t; };
 struct prune {
 	struct actx c;
-	struct { struct form g; i128 t; } row[PRUNE_MAX];
-	int n;
+	VEC(struct prune_row) row;
 };
 
 struct dnf { struct conj *c; int n; bool overflow; struct ectx *cx; struct dx_launch *L; struct prune *pr; };
@@ -756,26 +765,35 @@ static int lit_truth(struct dx_launch *L, const struct expr *a, const struct exp
  * table full). */
 static int prune_row(struct prune *p, const struct expr *a, const struct expr *b, enum eop op)
 {
-	if (!p || op == EOP_EQ || p->n >= PRUNE_MAX)
+	if (!p || op == EOP_EQ)
+		return -1;
+	for (size_t i = 0; i < p->row.len; i++)
+		if (p->row.items[i].a == a && p->row.items[i].b == b && p->row.items[i].op == op)
+			return p->row.items[i].ok ? (int)i : -1;
+	if (p->row.len >= PRUNE_MAX)
 		return -1;
 	bool sgn = op == EOP_SLT || op == EOP_SLE;
-	struct form fa, fb;
-	if (!value(&p->c, a, &fa, sgn, 0) || !value(&p->c, b, &fb, sgn, 0) || !form_add(&fa, &fb, -1))
-		return -1;
-	int k = p->n++;
-	p->row[k].t = (op == EOP_ULT || op == EOP_SLT ? -1 : 0) - fa.c0;
-	fa.c0 = 0;
-	p->row[k].g = fa;
-	return k;
+	struct prune_row r = { a, b, op, 0, { 0 }, 0 };
+	struct form fb;
+	r.ok = value(&p->c, a, &r.g, sgn, 0) && value(&p->c, b, &fb, sgn, 0) && form_add(&r.g, &fb, -1);
+	if (r.ok) {
+		r.t = (op == EOP_ULT || op == EOP_SLT ? -1 : 0) - r.g.c0;
+		r.g.c0 = 0;
+	}
+	VEC_PUSH(p->row, r);
+	return r.ok ? (int)p->row.len - 1 : -1;
 }
 
 /* Do the rows i and j contradict each other (g <= t and -g <= t')? */
 static bool prune_clash(const struct prune *p, int i, int j)
 {
-	if (i < 0 || j < 0 || p->row[i].t + p->row[j].t >= 0)
+	if (i < 0 || j < 0)
+		return false;
+	const struct prune_row *x = &p->row.items[i], *y = &p->row.items[j];
+	if (x->t + y->t >= 0)
 		return false;
 	for (int v = 0; v < NV; v++)
-		if (p->row[i].g.c[v] != -p->row[j].g.c[v])
+		if (x->g.c[v] != -y->g.c[v])
 			return false;
 	return true;
 }
@@ -1425,6 +1443,7 @@ void dx_affine_free(struct dx_affine *a)
 		for (int lv = 0; lv < LEVELS; lv++)
 			dnf_free(&a->d[lv]);
 		VEC_FREE(a->pr.c.side);
+		VEC_FREE(a->pr.row);
 		free(a);
 	}
 }
