@@ -21,6 +21,23 @@ static uint32_t rnd(struct rng *r, uint32_t n)
 
 static const struct expr *c32(struct ectx *cx, uint64_t v) { return e_bv(cx, v, 32); }
 
+/* The byte offset of the float at a 32-bit index, as nvcc computes it. */
+static const struct expr *f32_off(struct ectx *cx, const struct expr *idx)
+{
+	return e_op2(cx, EOP_MUL, e_resize(cx, idx, 64, true), e_bv(cx, 4, 64));
+}
+
+/* A 4-byte access at off starts before the buffer / ends past its bytes. */
+static const struct expr *before_start(struct ectx *cx, const struct expr *off)
+{
+	return e_op2(cx, EOP_SLT, off, e_bv(cx, 0, 64));
+}
+
+static const struct expr *past_end(struct ectx *cx, const struct expr *off, uint64_t bytes)
+{
+	return e_op2(cx, EOP_ULT, e_bv(cx, bytes, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64)));
+}
+
 /* A 32-bit index expression over the coordinates. */
 static const struct expr *gen_idx(struct ectx *cx, struct rng *r, int depth)
 {
@@ -192,11 +209,11 @@ static void test_bounds(void)
 	cx = L.cx;
 	const struct expr *i = e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_ctaid(cx, 0), c32(cx, 256)), e_tid(cx, 0));
 	const struct expr *dom = e_op2(cx, EOP_SLT, i, c32(cx, 10000));
-	const struct expr *off = e_op2(cx, EOP_MUL, e_resize(cx, i, 64, true), e_bv(cx, 4, 64));
-	const struct expr *past = e_op2(cx, EOP_ULT, e_bv(cx, 40000, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64)));
-	const struct expr *neg = e_op2(cx, EOP_SLT, off, e_bv(cx, 0, 64));
+	const struct expr *off = f32_off(cx, i);
+	const struct expr *past = past_end(cx, off, 40000);
+	const struct expr *neg = before_start(cx, off);
 	ok(dx_affine_unsat(&L, e_and(cx, dom, e_or(cx, neg, past))), "guarded 1-D access within bounds");
-	const struct expr *past2 = e_op2(cx, EOP_ULT, e_bv(cx, 39996, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64)));
+	const struct expr *past2 = past_end(cx, off, 39996);
 	ok(!dx_affine_unsat(&L, e_and(cx, dom, past2)), "one element short: not shown empty");
 	ok(!dx_affine_unsat(&L, past), "unguarded overhang: not shown empty");
 	ectx_free(cx);
@@ -216,12 +233,12 @@ static void test_bounds(void)
 	                        e_op2(cx, EOP_MUL, e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, n, c32(cx, C)), c32(cx, C - 1)),
 	                              c32(cx, H + 2)), e_op2(cx, EOP_ADD, oh, c32(cx, 2))), c32(cx, W + 2)),
 	                        e_op2(cx, EOP_ADD, ow, c32(cx, 2)));
-	off = e_op2(cx, EOP_MUL, e_resize(cx, in, 64, true), e_bv(cx, 4, 64));
+	off = f32_off(cx, in);
 	uint64_t bytes = 4ull * N * C * (H + 2) * (W + 2);
-	past = e_op2(cx, EOP_ULT, e_bv(cx, bytes, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64)));
-	neg = e_op2(cx, EOP_SLT, off, e_bv(cx, 0, 64));
+	past = past_end(cx, off, bytes);
+	neg = before_start(cx, off);
 	ok(dx_affine_unsat(&L, e_and(cx, dom, e_or(cx, neg, past))), "conv input access within bounds");
-	past = e_op2(cx, EOP_ULT, e_bv(cx, bytes - 4, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64)));
+	past = past_end(cx, off, bytes - 4);
 	ok(!dx_affine_unsat(&L, e_and(cx, dom, past)), "conv input access in a buffer one element short: not empty");
 	ectx_free(cx);
 
@@ -238,7 +255,7 @@ static void test_bounds(void)
 		const struct expr *col = e_op2(cx, EOP_SUB, li, e_op2(cx, EOP_AND, sum, c32(cx, (uint32_t)-32)));
 		const struct expr *so = e_op2(cx, EOP_MUL, e_resize(cx, e_op2(cx, EOP_ADD,
 		                              e_op2(cx, EOP_MUL, row, c32(cx, 34)), col), 64, true), e_bv(cx, 4, 64));
-		past = e_op2(cx, EOP_ULT, e_bv(cx, 4 * 32 * 34, 64), e_op2(cx, EOP_ADD, so, e_bv(cx, 4, 64)));
+		past = past_end(cx, so, 4 * 32 * 34);
 		if (!ok(dx_affine_unsat(&L, past), "tile element %u within the shared tile", k))
 			break;
 	}
@@ -276,10 +293,10 @@ static void test_conv3d(void)
 	const struct expr *in = e_op2(cx, EOP_ADD, e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_ctaid(cx, 0), c32(cx, 3 * 64 * 64 * 64)),
 	                        e_op2(cx, EOP_ADD, grp, e_op2(cx, EOP_MUL, od, c32(cx, IW * IW)))),
 	                        e_op2(cx, EOP_ADD, e_op2(cx, EOP_ADD, ow, e_op2(cx, EOP_MUL, oh, c32(cx, IW))), c32(cx, IW + 2)));
-	const struct expr *off = e_op2(cx, EOP_MUL, e_resize(cx, in, 64, true), e_bv(cx, 4, 64));
+	const struct expr *off = f32_off(cx, in);
 	uint64_t bytes = 4ull * 16 * 3 * 64 * 64 * 64;
-	const struct expr *past = e_op2(cx, EOP_ULT, e_bv(cx, bytes, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64)));
-	const struct expr *neg = e_op2(cx, EOP_SLT, off, e_bv(cx, 0, 64));
+	const struct expr *past = past_end(cx, off, bytes);
+	const struct expr *neg = before_start(cx, off);
 	ok(dx_affine_unsat(&L, e_and(cx, dom, e_or(cx, neg, past))), "conv3d: an input tap within bounds");
 	/* output ((n*64 + oc)*D + od)*H*W + oh*W + ow: the quotients of
 	 * index by W, W*H and (index / W) by H are tied, so it ends at the
@@ -287,14 +304,14 @@ static void test_conv3d(void)
 	const struct expr *o = e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL,
 	                       e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_ctaid(cx, 0), c32(cx, 64)), e_ctaid(cx, 1)), c32(cx, D)), od),
 	                       c32(cx, H * W)), e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, oh, c32(cx, W)), ow));
-	off = e_op2(cx, EOP_MUL, e_resize(cx, o, 64, true), e_bv(cx, 4, 64));
+	off = f32_off(cx, o);
 	bytes = 4ull * 16 * 64 * total;
-	past = e_op2(cx, EOP_ULT, e_bv(cx, bytes, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64)));
+	past = past_end(cx, off, bytes);
 	ok(dx_affine_unsat(&L, e_and(cx, dom, past)), "conv3d: the output store within bounds");
 	/* under "bias == nullptr", a 64-bit value of its own */
 	const struct expr *nobias = e_op2(cx, EOP_EQ, e_bv(cx, 0, 64), e_var(cx, 5, SORT_BV(64)));
 	ok(dx_affine_unsat(&L, e_and(cx, e_and(cx, dom, nobias), past)), "conv3d: the output store within bounds, bias absent");
-	past = e_op2(cx, EOP_ULT, e_bv(cx, bytes - 4, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64)));
+	past = past_end(cx, off, bytes - 4);
 	ok(!dx_affine_unsat(&L, e_and(cx, dom, past)), "conv3d: one element short: not shown empty");
 	ectx_free(cx);
 }
@@ -355,11 +372,11 @@ static void test_radix5(void)
 	for (int k = 0; k < 2; k++) {
 		const struct expr *idx = k ? co : in;
 		uint64_t bytes = k ? 4 * 64 : 4 * (last + 1);
-		const struct expr *off = e_op2(cx, EOP_MUL, e_resize(cx, idx, 64, true), e_bv(cx, 4, 64));
-		const struct expr *neg = e_op2(cx, EOP_SLT, off, e_bv(cx, 0, 64));
-		const struct expr *past = e_op2(cx, EOP_ULT, e_bv(cx, bytes, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64)));
+		const struct expr *off = f32_off(cx, idx);
+		const struct expr *neg = before_start(cx, off);
+		const struct expr *past = past_end(cx, off, bytes);
 		ok(dx_affine_unsat(&L, e_or(cx, neg, past)), "5-D index: the %s access within bounds", k ? "bias" : "input");
-		past = e_op2(cx, EOP_ULT, e_bv(cx, bytes - 4, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64)));
+		past = past_end(cx, off, bytes - 4);
 		ok(!dx_affine_unsat(&L, past), "5-D index: the %s one element short: not shown empty", k ? "bias" : "input");
 	}
 	/* the same index as nvcc folded it in 60's kernel (3 input channels,
@@ -382,13 +399,12 @@ static void test_radix5(void)
 	q[4] = e_op2(cx, EOP_SDIV, e_op2(cx, EOP_SUB, q[2], e_op2(cx, EOP_MUL, q[3], c32(cx, 64))), c32(cx, 64));
 	sum = e_op2(cx, EOP_ADD, sum, e_op2(cx, EOP_MUL, q[4], c32(cx, 786432)));
 	const uint64_t in_bytes = 4ull * 16 * 3 * 64 * 64 * 64;
-	const struct expr *off = e_op2(cx, EOP_MUL, e_resize(cx, sum, 64, true), e_bv(cx, 4, 64));
-	const struct expr *oob = e_or(cx, e_op2(cx, EOP_SLT, off, e_bv(cx, 0, 64)),
-	                              e_op2(cx, EOP_ULT, e_bv(cx, in_bytes, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64))));
+	const struct expr *off = f32_off(cx, sum);
+	const struct expr *oob = e_or(cx, before_start(cx, off), past_end(cx, off, in_bytes));
 	ok(dx_affine_unsat(&L, oob), "5-D index as nvcc folds it: the input access within bounds");
 	/* the largest offset, 15*786432 + 61*4096 + 59*64 + 57 */
 	const uint64_t top = 4ull * (15 * 786432 + 61 * 4096 + 59 * 64 + 57);
-	ok(!dx_affine_unsat(&L, e_op2(cx, EOP_ULT, e_bv(cx, top, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64)))),
+	ok(!dx_affine_unsat(&L, past_end(cx, off, top)),
 	   "5-D index as nvcc folds it: one element short: not shown empty");
 	ectx_free(cx);
 }
@@ -418,12 +434,11 @@ static void test_transposed(void)
 	const struct expr *sum = e_op2(cx, EOP_ADD, e_op2(cx, EOP_ADD, e_op2(cx, EOP_SUB, e_op2(cx, EOP_SUB, x,
 	                               e_op2(cx, EOP_MUL, q132, c32(cx, 4))), e_op2(cx, EOP_MUL, q17160, c32(cx, 16640))),
 	                               e_op2(cx, EOP_MUL, qn, c32(cx, 524288))), c32(cx, (uint32_t)-128));
-	const struct expr *off = e_op2(cx, EOP_MUL, e_resize(cx, sum, 64, true), e_bv(cx, 4, 64));
+	const struct expr *off = f32_off(cx, sum);
 	const uint64_t bytes = 4ull * 16 * 32 * 128 * 128;
-	const struct expr *oob = e_or(cx, e_op2(cx, EOP_SLT, off, e_bv(cx, 0, 64)),
-	                              e_op2(cx, EOP_ULT, e_bv(cx, bytes, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64))));
+	const struct expr *oob = e_or(cx, before_start(cx, off), past_end(cx, off, bytes));
 	ok(dx_affine_unsat(&L, e_and(cx, guard, oob)), "transposed conv: the guarded input access within bounds");
-	ok(!dx_affine_unsat(&L, e_op2(cx, EOP_SLT, off, e_bv(cx, 0, 64))),
+	ok(!dx_affine_unsat(&L, before_start(cx, off)),
 	   "transposed conv: without the guard, the row above the first: not shown empty");
 	ectx_free(cx);
 }
@@ -451,11 +466,11 @@ static void test_taps(void)
 		}
 	const struct expr *idx = e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_op2(cx, EOP_SUB, co[1], c32(cx, 4)), c32(cx, 64)),
 	                               e_op2(cx, EOP_SUB, co[0], c32(cx, 4)));
-	const struct expr *off = e_op2(cx, EOP_MUL, e_resize(cx, idx, 64, true), e_bv(cx, 4, 64));
+	const struct expr *off = f32_off(cx, idx);
 	for (int k = 0; k < 2; k++) {
 		uint64_t bytes = 4 * 64 * 64 - (k ? 4 : 0);
-		const struct expr *past = e_op2(cx, EOP_ULT, e_bv(cx, bytes, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64)));
-		const struct expr *q = e_and(cx, cond, k ? past : e_or(cx, e_op2(cx, EOP_SLT, off, e_bv(cx, 0, 64)), past));
+		const struct expr *past = past_end(cx, off, bytes);
+		const struct expr *q = e_and(cx, cond, k ? past : e_or(cx, before_start(cx, off), past));
 		ok(k ? !dx_affine_unsat(&L, q) : dx_affine_unsat(&L, q), "a tap after four skipped: %s",
 		   k ? "one element short: not shown empty" : "the access within bounds");
 	}
