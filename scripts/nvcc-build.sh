@@ -27,7 +27,10 @@ closure() {
 	cat "$1"
 	[ "${2:-0}" -lt 8 ] || return 0
 	sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$1" | while read -r inc; do
-		f=$(dirname "$1")/$inc
+		case $inc in
+		/*) f=$inc ;;               # as 5010 includes a pair's source by its path
+		*) f=$(dirname "$1")/$inc ;;
+		esac
 		[ -r "$f" ] && closure "$f" $((${2:-0} + 1))
 	done
 }
