@@ -534,6 +534,42 @@ static bool quotient(struct actx *c, const struct expr *x, i128 d, bool sgn, str
 	return kq != nvb || (division_rows(c, xv, d, q, r) && chain_rows(c, x, d, sgn, kq));
 }
 
+/* trunc(x / d) and x - d*trunc(x / d) (d > 0) for a signed x whose range
+ * [lo, hi] reaches below 0, as a transposed convolution's (oh + pad - kh)
+ * / stride is: a quotient variable q and a remainder variable r in
+ * [-(d-1), d-1] with x = d*q + r.  That r takes x's sign is not said: a
+ * relaxation, sound for refuting.  The variables are keyed on the SDIV
+ * node (div 0, rem: a kind no other variable has), so x / d and x % d
+ * share them. */
+static bool trunc_quotient(struct actx *c, const struct expr *x, i128 d, const struct form *xv,
+                           i128 lo, i128 hi, struct form *q, struct form *r)
+{
+	struct ectx *cx = c->L->cx;
+	const struct expr *key = e_op2(cx, EOP_SDIV, x, e_bv(cx, (uint64_t)d, SORT_WIDTH(x->sort)));
+	int nvb = c->nv;
+	if (nvb + 2 > NV) {
+		for (int i = 9; i < nvb; i++)
+			if (c->v[i].node == key && !c->v[i].div && c->v[i].rem)
+				nvb = -1;
+		if (nvb >= 0) {
+			c->failed = true;
+			return false;
+		}
+		nvb = c->nv;
+	}
+	int kq = var_of(c, lo / d, hi / d, key, 0, true);
+	if (kq < 0)
+		return false;
+	int kr = kq == nvb ? new_var(c, -(d - 1), d - 1, NULL, 0) : kq + 1;
+	if (kr < 0)
+		return false;
+	form_const(q, 0);
+	q->c[kq] = 1;
+	form_const(r, 0);
+	r->c[kr] = 1;
+	return kq != nvb || division_rows(c, xv, d, q, r);
+}
+
 static bool pow2(uint64_t m, unsigned *k)
 {
 	if (!m || (m & (m - 1)))
@@ -630,9 +666,14 @@ static bool lin(struct actx *c, const struct expr *e, struct form *f, unsigned d
 				if ((int64_t)sx(d, w) <= 0 || !value(c, e->args[0], &x, true, depth + 1))
 					break;
 				range(c, &x, &lo, &hi);
-				if (lo < 0)
-					break;
 				dv = sx(d, w);
+				if (lo < 0) {
+					if (trunc_quotient(c, e->args[0], dv, &x, lo, hi, f, &t))
+						return true;
+					if (c->failed)
+						return false;
+					break;
+				}
 			}
 			if (dv > 0 && quotient(c, e->args[0], dv, sgn, f, &t, &xv, depth))
 				return true;
@@ -656,6 +697,8 @@ static bool lin(struct actx *c, const struct expr *e, struct form *f, unsigned d
 				break;
 			range(c, &x, &lo, &hi);
 			if (lo >= 0 && quotient(c, e->args[0], sx(e->args[1]->u, w), true, &t, f, &xv, depth))
+				return true;
+			if (lo < 0 && trunc_quotient(c, e->args[0], sx(e->args[1]->u, w), &x, lo, hi, &t, f))
 				return true;
 			if (c->failed)
 				return false;
@@ -854,6 +897,34 @@ static void dnf_or(struct dnf *d, const struct expr *const *alts, unsigned n, bo
 	dnf_free(&base);
 }
 
+/* a op b where a side is a min or max of op's signedness, as the clamps
+ * of a loop bound (kh < min(kernel_h, bound)) are: exactly the literals
+ * of its operands, all of them or any one.  x < min(y, z) is x < y and x
+ * < z; min(y, z) < x is y < x or z < x; max the other way round.  False
+ * (nothing done) where neither side is one. */
+static bool minmax_lit(struct dnf *d, const struct expr *a, const struct expr *b, enum eop op)
+{
+	bool sgn = op == EOP_SLT || op == EOP_SLE;
+	enum eop mn = sgn ? EOP_SMIN : EOP_UMIN, mx = sgn ? EOP_SMAX : EOP_UMAX;
+	for (int side = 0; side < 2; side++) {
+		const struct expr *m = side ? a : b;
+		if ((m->op != mn && m->op != mx) || m->nargs < 2 || m->nargs > 8)
+			continue;
+		/* the min on the right or the max on the left: every operand */
+		bool all = (m->op == mn) == (side == 0);
+		const struct expr *alt[8];
+		for (unsigned i = 0; i < m->nargs; i++)
+			alt[i] = side ? e_op2(d->cx, op, m->args[i], b) : e_op2(d->cx, op, a, m->args[i]);
+		if (all)
+			for (unsigned i = 0; i < m->nargs && d->n; i++)
+				dnf_and(d, alt[i], false);
+		else
+			dnf_or(d, alt, m->nargs, false);
+		return true;
+	}
+	return false;
+}
+
 static void dnf_and(struct dnf *d, const struct expr *e, bool neg)
 {
 	if (d->overflow || !d->n)
@@ -900,10 +971,10 @@ static void dnf_and(struct dnf *d, const struct expr *e, bool neg)
 		/* not (a < b) = b <= a; not (a <= b) = b < a */
 		static const enum eop flip[] = { [EOP_ULT] = EOP_ULE, [EOP_ULE] = EOP_ULT,
 		                                 [EOP_SLT] = EOP_SLE, [EOP_SLE] = EOP_SLT };
-		if (neg)
-			dnf_lit(d, e->args[1], e->args[0], flip[e->op]);
-		else
-			dnf_lit(d, e->args[0], e->args[1], (enum eop)e->op);
+		const struct expr *a = neg ? e->args[1] : e->args[0], *b = neg ? e->args[0] : e->args[1];
+		enum eop op = neg ? flip[e->op] : (enum eop)e->op;
+		if (!minmax_lit(d, a, b, op))
+			dnf_lit(d, a, b, op);
 		return;
 	}
 	default:

@@ -38,10 +38,13 @@ static const struct expr *past_end(struct ectx *cx, const struct expr *off, uint
 	return e_op2(cx, EOP_ULT, e_bv(cx, bytes, 64), e_op2(cx, EOP_ADD, off, e_bv(cx, 4, 64)));
 }
 
-/* A 32-bit index expression over the coordinates. */
-static const struct expr *gen_idx(struct ectx *cx, struct rng *r, int depth)
+/* A 32-bit index expression over the coordinates; signed adds signed
+ * division and remainder of values that may be negative, and all four
+ * of min and max (without it, the stream of the first tests is as it
+ * was). */
+static const struct expr *gen_idx(struct ectx *cx, struct rng *r, int depth, bool sgn)
 {
-	unsigned k = depth <= 0 ? rnd(r, 3) : rnd(r, 11);
+	unsigned k = depth <= 0 ? rnd(r, 3) : rnd(r, sgn ? 13 : 11);
 	const struct expr *a, *b;
 	switch (k) {
 	case 0: return e_tid(cx, rnd(r, 2));
@@ -49,34 +52,43 @@ static const struct expr *gen_idx(struct ectx *cx, struct rng *r, int depth)
 	case 2: return c32(cx, rnd(r, 40));
 	case 3:
 	case 4:
-		a = gen_idx(cx, r, depth - 1);
-		b = gen_idx(cx, r, depth - 1);
+		a = gen_idx(cx, r, depth - 1, sgn);
+		b = gen_idx(cx, r, depth - 1, sgn);
 		return e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, a, c32(cx, 1 + rnd(r, 17))), b);
 	case 5:
-		return e_op2(cx, EOP_SUB, gen_idx(cx, r, depth - 1), gen_idx(cx, r, depth - 1));
+		return e_op2(cx, EOP_SUB, gen_idx(cx, r, depth - 1, sgn), gen_idx(cx, r, depth - 1, sgn));
 	case 6:
-		return e_op2(cx, rnd(r, 2) ? EOP_UDIV : EOP_UREM, gen_idx(cx, r, depth - 1), c32(cx, 1 + rnd(r, 9)));
+		return e_op2(cx, rnd(r, 2) ? EOP_UDIV : EOP_UREM, gen_idx(cx, r, depth - 1, sgn), c32(cx, 1 + rnd(r, 9)));
 	case 7:
-		return e_op2(cx, rnd(r, 2) ? EOP_LSHR : EOP_ASHR, gen_idx(cx, r, depth - 1), c32(cx, rnd(r, 4)));
+		return e_op2(cx, rnd(r, 2) ? EOP_LSHR : EOP_ASHR, gen_idx(cx, r, depth - 1, sgn), c32(cx, rnd(r, 4)));
 	case 8:
-		return e_op2(cx, EOP_AND, gen_idx(cx, r, depth - 1),
+		return e_op2(cx, EOP_AND, gen_idx(cx, r, depth - 1, sgn),
 		             c32(cx, rnd(r, 2) ? (1u << rnd(r, 5)) - 1 : (uint32_t)-(1 << rnd(r, 5))));
 	case 9: {
 		/* nvcc's signed division by 2^s: (x + ((x >> 31) >>u (32 - s))) >> s */
-		a = gen_idx(cx, r, depth - 1);
+		a = gen_idx(cx, r, depth - 1, sgn);
 		unsigned s = 1 + rnd(r, 4);
 		const struct expr *fix = e_op2(cx, EOP_LSHR, e_op2(cx, EOP_ASHR, a, c32(cx, 31)), c32(cx, 32 - s));
 		return e_op2(cx, EOP_ASHR, e_op2(cx, EOP_ADD, a, fix), c32(cx, s));
 	}
+	case 11: {
+		static const enum eop mm[] = { EOP_SMIN, EOP_SMAX, EOP_UMIN, EOP_UMAX };
+		return e_op2(cx, mm[rnd(r, 4)], gen_idx(cx, r, depth - 1, sgn), gen_idx(cx, r, depth - 1, sgn));
+	}
+	case 12:
+		/* (oh + pad - kh) / stride, which is negative for some threads */
+		return e_op2(cx, rnd(r, 2) ? EOP_SDIV : EOP_SREM,
+		             e_op2(cx, EOP_SUB, gen_idx(cx, r, depth - 1, sgn), c32(cx, rnd(r, 40))),
+		             c32(cx, 1 + rnd(r, 9)));
 	default:
-		return e_op2(cx, rnd(r, 2) ? EOP_SMIN : EOP_UMAX, gen_idx(cx, r, depth - 1), gen_idx(cx, r, depth - 1));
+		return e_op2(cx, rnd(r, 2) ? EOP_SMIN : EOP_UMAX, gen_idx(cx, r, depth - 1, sgn), gen_idx(cx, r, depth - 1, sgn));
 	}
 }
 
-static const struct expr *gen_cmp(struct ectx *cx, struct rng *r)
+static const struct expr *gen_cmp(struct ectx *cx, struct rng *r, bool sgn)
 {
 	static const enum eop ops[] = { EOP_ULT, EOP_ULE, EOP_SLT, EOP_SLE, EOP_EQ };
-	const struct expr *a = gen_idx(cx, r, 2), *b = rnd(r, 3) ? c32(cx, rnd(r, 300)) : gen_idx(cx, r, 1);
+	const struct expr *a = gen_idx(cx, r, 2, sgn), *b = rnd(r, 3) ? c32(cx, rnd(r, 300)) : gen_idx(cx, r, 1, sgn);
 	if (rnd(r, 3) == 0) {
 		/* a 64-bit byte offset, as addresses are */
 		a = e_op2(cx, EOP_MUL, e_resize(cx, a, 64, rnd(r, 2)), e_bv(cx, 4, 64));
@@ -86,11 +98,11 @@ static const struct expr *gen_cmp(struct ectx *cx, struct rng *r)
 	return rnd(r, 4) == 0 ? e_not(cx, c) : c;
 }
 
-static const struct expr *gen_cond(struct ectx *cx, struct rng *r, int depth)
+static const struct expr *gen_cond(struct ectx *cx, struct rng *r, int depth, bool sgn)
 {
 	if (depth <= 0 || rnd(r, 3) == 0)
-		return gen_cmp(cx, r);
-	const struct expr *a = gen_cond(cx, r, depth - 1), *b = gen_cond(cx, r, depth - 1);
+		return gen_cmp(cx, r, sgn);
+	const struct expr *a = gen_cond(cx, r, depth - 1, sgn), *b = gen_cond(cx, r, depth - 1, sgn);
 	switch (rnd(r, 4)) {
 	case 0: return e_or(cx, a, b);
 	case 1: return e_not(cx, e_and(cx, a, b));
@@ -132,15 +144,17 @@ static bool holds_at(struct dx_launch *L, const struct expr *c, const uint32_t t
 	return e_eval(e_at_thread(L->cx, c, t, b), EM_EXACT, NULL, NULL, &v) && !v.undef && v.b;
 }
 
-/* Random conditions on a launch small enough to try every thread. */
-static void test_random_small(void)
+/* Random conditions on a launch small enough to try every thread; sgn:
+ * with signed division of negative values and every min and max. */
+static void random_small(bool sgn, uint64_t seed)
 {
 	struct dx_launch L;
 	launch_init(&L, 8, 4, 5, 3);
-	struct rng r = { 12345 };
+	struct rng r = { seed };
+	const char *what = sgn ? " (signed division, min and max)" : "";
 	int wrong_unsat = 0, wrong_quick = 0, bad_witness = 0, proven = 0, empty = 0, n = 3000;
 	for (int i = 0; i < n; i++) {
-		const struct expr *c = gen_cond(L.cx, &r, 3);
+		const struct expr *c = gen_cond(L.cx, &r, 3, sgn);
 		bool undef, t = truth(&L, c, &undef);
 		if (undef)
 			continue;
@@ -163,12 +177,12 @@ static void test_random_small(void)
 		if (q == SMT_SAT && !holds_at(&L, c, tid, ctaid))
 			bad_witness++;
 	}
-	ok(wrong_unsat == 0, "affine prover: never 'empty' when a thread satisfies (%d of %d proven, %d empty)",
-	   proven, n, empty);
-	ok(proven > empty / 4, "affine prover: shows a fair share of the empty conditions empty (%d of %d)",
-	   proven, empty);
-	ok(wrong_quick == 0, "quick decisions equal the truth (%d wrong)", wrong_quick);
-	ok(bad_witness == 0, "quick witnesses satisfy the condition (%d bad)", bad_witness);
+	ok(wrong_unsat == 0, "affine prover%s: never 'empty' when a thread satisfies (%d of %d proven, %d empty)",
+	   what, proven, n, empty);
+	ok(proven > empty / 4, "affine prover%s: shows a fair share of the empty conditions empty (%d of %d)",
+	   what, proven, empty);
+	ok(wrong_quick == 0, "quick decisions%s equal the truth (%d wrong)", what, wrong_quick);
+	ok(bad_witness == 0, "quick witnesses%s satisfy the condition (%d bad)", what, bad_witness);
 	ectx_free(L.cx);
 }
 
@@ -181,7 +195,7 @@ static void test_random_large(void)
 	struct rng r = { 777 };
 	int wrong = 0, proven = 0, asked = 0;
 	for (int i = 0; i < 300; i++) {
-		const struct expr *c = gen_cond(L.cx, &r, 2);
+		const struct expr *c = gen_cond(L.cx, &r, 2, false);
 		if (!dx_affine_unsat(&L, c))
 			continue;
 		proven++;
@@ -443,6 +457,40 @@ static void test_transposed(void)
 	ectx_free(cx);
 }
 
+/* Level-1 75's transposed convolution (stride 2, dilation 2): a row h
+ * of its output takes input row (h + 1)/2 - kh, computed as (h - 3)/2 for
+ * the tap kh = 2, a signed division of a value that is negative for h <
+ * 3; the loop that reaches that tap runs while kh < min(kernel_h,
+ * (h + 1)/2 + 1), so h >= 3 on its path.  Only the guard on (h + 1)/2
+ * bounds the row: the prover needs both the min and the truncating
+ * division of a value that may be negative. */
+static void test_trunc_min(void)
+{
+	struct dx_launch L;
+	launch_init(&L, 32, 8, 2, 24608);
+	struct ectx *cx = L.cx;
+	const struct expr *sp = e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_ctaid(cx, 1), c32(cx, 8)), e_tid(cx, 1));
+	const struct expr *h = e_op2(cx, EOP_SDIV, sp, c32(cx, 766));
+	const struct expr *hp = e_op2(cx, EOP_SDIV, e_op2(cx, EOP_ADD, h, c32(cx, 1)), c32(cx, 2));
+	const struct expr *ih = e_op2(cx, EOP_SDIV, e_op2(cx, EOP_SUB, h, c32(cx, 3)), c32(cx, 2));
+	const struct expr *iw = e_op2(cx, EOP_SDIV, e_op2(cx, EOP_SUB, sp, e_op2(cx, EOP_MUL, h, c32(cx, 766))),
+	                              c32(cx, 3));
+	const struct expr *odd = e_and(cx, e_op2(cx, EOP_SLT, sp, c32(cx, 196862)),
+		e_op2(cx, EOP_EQ, e_op2(cx, EOP_SREM, e_op2(cx, EOP_ADD, h, c32(cx, 1)), c32(cx, 2)), c32(cx, 0)));
+	const struct expr *in = e_not(cx, e_or(cx, e_op2(cx, EOP_SLT, hp, c32(cx, 0)),
+	                                       e_op2(cx, EOP_SLE, c32(cx, 128), hp)));
+	const struct expr *tap = e_op2(cx, EOP_SLT, c32(cx, 2),
+	                               e_op2(cx, EOP_SMIN, e_op2(cx, EOP_ADD, hp, c32(cx, 1)), c32(cx, 3)));
+	const struct expr *dom = e_and(cx, e_and(cx, odd, in), tap);
+	const struct expr *off = f32_off(cx, e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, ih, c32(cx, 256)), iw));
+	const uint64_t bytes = 4ull * 128 * 256;
+	ok(dx_affine_unsat(&L, e_and(cx, dom, e_or(cx, before_start(cx, off), past_end(cx, off, bytes)))),
+	   "transposed conv, tap kh = 2: (h - 3)/2 within the input on the tap's path");
+	ok(!dx_affine_unsat(&L, e_and(cx, e_and(cx, odd, in), before_start(cx, off))),
+	   "transposed conv, tap kh = 2: without the loop's min, row -1 of h = 1: not shown empty");
+	ectx_free(cx);
+}
+
 /* The path condition of a tap in level-1 68's transposed 3-D
  * convolution: for each of two coordinates a, the taps before it were
  * skipped (a - j < 0 or 64 <= a - j, j = 0..3) and this one is taken
@@ -479,12 +527,14 @@ static void test_taps(void)
 
 int main(void)
 {
-	test_random_small();
+	random_small(false, 12345);
+	random_small(true, 4242);
 	test_random_large();
 	test_bounds();
 	test_conv3d();
 	test_radix5();
 	test_transposed();
+	test_trunc_min();
 	test_taps();
 	test_pairs();
 	return done_testing();
