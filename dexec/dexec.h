@@ -182,6 +182,7 @@ struct dx_launch {
 
 	/* shared memory, barriers, warps (shared.c, warp.c, race.c) */
 	struct dx_shared *sh;        /* layout, accesses of the epoch, shared writes */
+	struct dx_ents_memo *ents;   /* block offsets of accesses, by (dom, off) (race-enum.c) */
 	VEC(struct dx_bundle *) waiting;   /* bundles stopped at a barrier or warp op */
 	VEC(const struct expr *) exited;   /* domains of the bundles that ended after a barrier */
 
@@ -501,6 +502,8 @@ struct dx_race_enum *dx_race_enum_new(struct dx_launch *L, const struct dx_acc *
 int dx_race_enum_pair(struct dx_race_enum *re, size_t i, size_t j, unsigned kind,
                       uint32_t t1[3], uint32_t t2[3]);
 void dx_race_enum_free(struct dx_race_enum *re);                  /* NULL ok */
+/* The launch's memo of block offsets (dx_enum_overlap's). */
+void dx_ents_memo_free(struct dx_ents_memo *m);                   /* NULL ok */
 /* Do a thread of (dom1, off1) and a thread of (dom2, off2) of one block
  * (the same thread allowed) touch overlapping bytes (s1, s2 bytes from
  * each offset)?  1 yes, with the threads and the block; 0 no; -1 cannot

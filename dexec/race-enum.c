@@ -304,8 +304,8 @@ static const struct expr *fix_ctaid(struct ectx *cx, const struct expr *e, void 
 
 /* The (offset, thread) of every thread of one block in dom, sorted; false
  * if they cannot be evaluated. */
-static bool block_ents(struct dx_launch *L, const struct expr *dom, const struct expr *off,
-                       ents_t *out)
+static bool eval_ents(struct dx_launch *L, const struct expr *dom, const struct expr *off,
+                      ents_t *out)
 {
 	struct dx_qprog *pd = dx_qprog_new(dom), *po = dx_qprog_new(off);
 	bool ok = pd && po && !mentions_ctaid(pd) && !mentions_ctaid(po) &&
@@ -339,6 +339,87 @@ static bool block_ents(struct dx_launch *L, const struct expr *dom, const struct
 	return ok;
 }
 
+
+/* A shared tile re-read many times asks for the same store's entries at
+ * every load (check_uninit): they are kept per launch, by (dom, off),
+ * which hash-consing makes pointers, up to ENTS_KEPT_MAX entries in all. */
+#define ENTS_KEPT_MAX (1u << 21)
+
+struct ents_slot {
+	const struct expr *dom, *off;
+	ents_t ents;
+	bool ok;
+};
+
+struct dx_ents_memo {
+	struct ents_slot *tab;
+	size_t cap, len, kept;
+};
+
+static struct ents_slot *ents_slot(struct dx_ents_memo *m, const struct expr *dom,
+                                   const struct expr *off)
+{
+	size_t i = (size_t)((dom->hash * 0x9e3779b1u) ^ off->hash) & (m->cap - 1);
+	while (m->tab[i].dom && (m->tab[i].dom != dom || m->tab[i].off != off))
+		i = (i + 1) & (m->cap - 1);
+	return &m->tab[i];
+}
+
+static void ents_grow(struct dx_ents_memo *m)
+{
+	struct dx_ents_memo n = { xcalloc(m->cap ? 2 * m->cap : 64, sizeof *n.tab),
+	                          m->cap ? 2 * m->cap : 64, m->len, m->kept };
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->tab[i].dom)
+			*ents_slot(&n, m->tab[i].dom, m->tab[i].off) = m->tab[i];
+	free(m->tab);
+	*m = n;
+}
+
+void dx_ents_memo_free(struct dx_ents_memo *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->cap; i++)
+		VEC_FREE(m->tab[i].ents);
+	free(m->tab);
+	free(m);
+}
+
+/* eval_ents through the launch's memo: *view is the memo's vector (copied
+ * by value: a later insertion may move the table, never the items), or
+ * scratch once the memo holds ENTS_KEPT_MAX entries. */
+static bool block_ents(struct dx_launch *L, const struct expr *dom, const struct expr *off,
+                       ents_t *scratch, ents_t *view)
+{
+	if (!L->ents)
+		L->ents = xcalloc(1, sizeof *L->ents);
+	struct dx_ents_memo *m = L->ents;
+	if (2 * (m->len + 1) > m->cap)
+		ents_grow(m);
+	struct ents_slot *s = ents_slot(m, dom, off);
+	if (s->dom) {
+		*view = s->ents;
+		return s->ok;
+	}
+	bool ok = eval_ents(L, dom, off, scratch);
+	*view = *scratch;
+	if (m->kept + scratch->len > ENTS_KEPT_MAX)
+		return ok;
+	s->dom = dom;
+	s->off = off;
+	s->ok = ok;
+	if (scratch->len) {
+		s->ents.items = xmalloc(scratch->len * sizeof *s->ents.items);
+		memcpy(s->ents.items, scratch->items, scratch->len * sizeof *s->ents.items);
+		s->ents.len = s->ents.cap = scratch->len;
+	}
+	m->len++;
+	m->kept += scratch->len;
+	*view = s->ents;
+	return ok;
+}
+
 /* A pair of entries of a and b whose bytes overlap: true with *i, *j. */
 static bool overlap(const ents_t *a, unsigned sa, const ents_t *b, unsigned sb,
                     size_t *ia, size_t *ib)
@@ -367,6 +448,7 @@ int dx_enum_overlap(struct dx_launch *L, const struct expr *dom1, const struct e
 	                         (EXPR_F_DATA | EXPR_F_UNDEF)))
 		return -1;
 	ents_t a = { 0 }, b = { 0 };
+	ents_t va, vb;
 	int res = -1;
 	/* a few blocks, exactly: one where some thread makes the first
 	 * access (the solver's memo usually has it), one for the second, the
@@ -393,10 +475,11 @@ int dx_enum_overlap(struct dx_launch *L, const struct expr *dom1, const struct e
 		if (e_is_false(d1) || e_is_false(d2))
 			continue;
 		size_t i, j;
-		if (block_ents(L, d1, e_subst(cx, off1, fix_ctaid, &f), &a) &&
-		    block_ents(L, d2, e_subst(cx, off2, fix_ctaid, &f), &b) && overlap(&a, s1, &b, s2, &i, &j)) {
-			thread_of_n(L->geom.ntid, a.items[i].thr, t1);
-			thread_of_n(L->geom.ntid, b.items[j].thr, t2);
+		if (block_ents(L, d1, e_subst(cx, off1, fix_ctaid, &f), &a, &va) &&
+		    block_ents(L, d2, e_subst(cx, off2, fix_ctaid, &f), &b, &vb) &&
+		    overlap(&va, s1, &vb, s2, &i, &j)) {
+			thread_of_n(L->geom.ntid, va.items[i].thr, t1);
+			thread_of_n(L->geom.ntid, vb.items[j].thr, t2);
 			memcpy(c, cand[k], sizeof cand[k]);
 			res = 1;
 		}
@@ -406,7 +489,8 @@ int dx_enum_overlap(struct dx_launch *L, const struct expr *dom1, const struct e
 		bool e1, e2;
 		const struct expr *d1 = relax(cx, dom1, &e1), *d2 = relax(cx, dom2, &e2);
 		size_t i, j;
-		if (block_ents(L, d1, off1, &a) && block_ents(L, d2, off2, &b) && !overlap(&a, s1, &b, s2, &i, &j))
+		if (block_ents(L, d1, off1, &a, &va) && block_ents(L, d2, off2, &b, &vb) &&
+		    !overlap(&va, s1, &vb, s2, &i, &j))
 			res = 0;
 	}
 	VEC_FREE(a);

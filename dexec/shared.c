@@ -213,17 +213,26 @@ static void check_uninit(struct dx_launch *L, struct dx_bundle *b, const struct 
 	struct ectx *cx = L->cx;
 	if (sh->uninit_found || sh->writes.len > 64)
 		return;
+	/* enumeration first, over every write: a tile's element is usually
+	 * written by another logical thread than the one whose own stores the
+	 * enumeration cannot place, and one write seen to overlap settles the
+	 * read without asking the solver about the others */
+	int8_t k[64];
 	for (size_t i = 0; i < sh->writes.len; i++) {
 		const struct sym_shwrite *w = &sh->writes.items[i];
+		k[i] = 0;
 		if (w->epoch > b->epoch || (w->epoch == b->epoch && w->sub >= b->sub))
 			continue;          /* not visible to this read (the epoch's own: a race) */
-		unsigned ws = etype_size(w->et);
 		uint32_t t1[3], t2[3], c1[3];
-		int k = dx_enum_overlap(L, dom, off, size, w->dom, w->addr, ws, t1, t2, c1);
-		if (k > 0)
+		k[i] = (int8_t)dx_enum_overlap(L, dom, off, size, w->dom, w->addr, etype_size(w->et), t1, t2, c1);
+		if (k[i] > 0)
 			return;
-		if (k == 0)
+	}
+	for (size_t i = 0; i < sh->writes.len; i++) {
+		const struct sym_shwrite *w = &sh->writes.items[i];
+		if (k[i] == 0)
 			continue;
+		unsigned ws = etype_size(w->et);
 		const struct expr *o2 = dx_other(L, w->addr);
 		const struct expr *ov = e_and(cx, e_op2(cx, EOP_ULT, off, e_op2(cx, EOP_ADD, o2, e_bv(cx, ws, 64))),
 		                              e_op2(cx, EOP_ULT, o2, e_op2(cx, EOP_ADD, off, e_bv(cx, size, 64))));
