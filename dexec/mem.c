@@ -241,8 +241,12 @@ static int bounds(struct dx_launch *L, const struct ptx_instr *in, const struct 
 	enum smt_result r = dx_sat(L, cond, tid, ctaid);
 	if (r == SMT_UNSAT)
 		return 0;
-	if (r == SMT_UNKNOWN)
+	if (r == SMT_UNKNOWN) {
+		if (diag_verbose())
+			note("kernel '%s', PTX line %u: the undecided bounds condition (some thread out of "
+			     "%" PRIu64 " bytes): %s", L->l->kernel, in->line, t->bytes, e_print(&L->a, cond, 8000));
 		return dx_unsupported(L, in, "solver", "the solver could not decide the bounds of an access");
+	}
 	const struct expr *c = e_at_thread(cx, off, tid, ctaid);
 	int64_t o = c->op == EOP_BV ? (int64_t)c->u : 0;
 	const char *name = t->kind == T_BUF ? dx_value_name(L, t->vin)
