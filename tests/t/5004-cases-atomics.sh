@@ -13,20 +13,6 @@
 . "$(dirname "$0")/test-lib.sh"
 . "$ROOT/tests/t/case-lib.sh"
 
-# An output that reads never-written memory: exit 1 and an uninit location.
-check_uninit_case() {   # DIR
-	name=$(basename "$1")
-	build_cuda "$1/ref.cu" "$name-ref" &&
-	build_cuda "$1/opt.cu" "$name-opt" &&
-	dtrace-cuda --no-gpu --name ref -o "$name-ref.trace" -- "./$name-ref" 2>"$name-ref.log" &&
-	dtrace-cuda --no-gpu --name opt -o "$name-opt.trace" -- "./$name-opt" 2>"$name-opt.log" &&
-	dmerge "$name-ref.trace" "$name-opt.trace" >"$name.obl" &&
-	dexec "$name.obl" >"$name.sym" || return 1
-	test_must_fail --status=1 dcheck "$name.sym" >"$name.ver" &&
-	dcat "$name.ver" >"$name.jsonl" &&
-	jq -s -e 'map(select(.t=="verdict"))[0] | .result == "buggy" and .uninit > 0' "$name.jsonl" >/dev/null
-}
-
 run_cases 'atomic-blocksum'
 run_cases 'atomic-index-bug'
 run_cases 'atomic-max-cas'
@@ -45,6 +31,5 @@ test_expect_success 'global-race: the two threads, the lines, SARIF' '
 	jq -e ".runs[0].tool.driver.rules[] | select(.id==\"global-race\") | .shortDescription.text |
 		test(\"no barrier\")" g.sarif >/dev/null
 '
-test_expect_success 'atomic-blocksum-nomemset-bug: uninit' \
-	"check_uninit_case '$ROOT/tests/cases/atomic-blocksum-nomemset-bug'"
+run_cases 'atomic-blocksum-nomemset-bug'
 test_done

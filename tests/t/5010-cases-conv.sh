@@ -9,30 +9,57 @@
 # the 5-D form of level-1 60 (conv3d-radix: each coordinate straight from
 # the flat index), correct and with rows strided one too far; and the
 # guarded gather of level-1 65's transposed convolution (convt2d-guard),
-# correct and with a guard that lets the row past the input through.
+# correct and with a guard that lets the row past the input through; the
+# strided, dilated, grouped transposed convolution of level-1 75
+# (convt2d-stride: taps found by a residue search, clamped by a min),
+# correct and with the row taps one past the kernel; and the shared-tile
+# depthwise convolution of level-1 84 (dwconv-tile), correct and with the
+# patch one row short, whose last outputs read shared memory never
+# written.
 . "$(dirname "$0")/test-lib.sh"
 . "$ROOT/tests/t/case-lib.sh"
 run_cases 'conv-radix*'
 run_cases 'conv3d-tile*'
 run_cases 'conv3d-radix*'
 run_cases 'convt2d-guard*'
+run_cases 'convt2d-stride*'
+run_cases 'dwconv-tile*'
 
-# conv3d-radix at level-1 60's sizes (an output of 64x62x60x58 per image):
-# 27.6M threads, each access bound decided by the affine prover, where the
-# solver gave up.  dexec alone: dcheck would spend its whole budget on the
-# 27.6M locations.
-sixty() {   # SIDE
-	{ echo '#define CO 64'; echo '#define D 64'; echo '#define H 64'; echo '#define W 64'
-	  echo "#include \"$ROOT/tests/cases/conv3d-radix/$1.cu\""; } >"sixty-$1.cu"
-	build_cuda "sixty-$1.cu" "sixty-$1" &&
-	dtrace-cuda --no-gpu --name "$1" -o "sixty-$1.trace" -- "./sixty-$1" 2>"sixty-$1.log"
+# Pairs at the sizes of the level-1 programs they stand for, dexec alone
+# (dcheck would spend its whole budget on millions of locations): every
+# access bound decided, no unsupported launch, no finding.
+#   conv3d-radix at 60's (an output of 64x62x60x58 per image): 27.6M
+#     threads, each bound decided by the affine prover, where the solver
+#     gave up;
+#   convt2d-stride at 75's (two images): dexec ran out of its budget on
+#     the taps' bounds;
+#   dwconv-tile at 84's (one image): dexec ran out of its budget checking
+#     the patch's reads against its writes.
+at_sizes() {   # NAME PAIR SIDE DEFINE...
+	n=$1 pair=$2 side=$3
+	shift 3
+	{ for d in "$@"; do echo "#define $d"; done
+	  echo "#include \"$ROOT/tests/cases/$pair/$side.cu\""; } >"$n-$side.cu"
+	build_cuda "$n-$side.cu" "$n-$side" &&
+	dtrace-cuda --no-gpu --name "$side" -o "$n-$side.trace" -- "./$n-$side" 2>"$n-$side.log"
+}
+decided() {    # NAME
+	dmerge "$1-ref.trace" "$1-opt.trace" >"$1.obl" &&
+	dexec "$1.obl" >"$1.sym" &&
+	dcat "$1.sym" | jq -s -e "(map(select(.t == \"unsupported\" or .t == \"finding\")) | length == 0) and
+		(map(select(.t == \"writes\")) | length == 2)"
 }
 test_expect_success 'conv3d-radix at level-1 60 sizes: every access bound decided, none left to the solver' '
-	sixty ref && sixty opt &&
-	dmerge sixty-ref.trace sixty-opt.trace >sixty.obl &&
-	dexec sixty.obl >sixty.sym &&
-	dcat sixty.sym | jq -s -e "(map(select(.t == \"unsupported\" or .t == \"finding\")) | length == 0) and
-		(map(select(.t == \"writes\")) | length == 2)"
+	for s in ref opt; do at_sizes sixty conv3d-radix $s "CO 64" "D 64" "H 64" "W 64" || return 1; done &&
+	decided sixty
+'
+test_expect_success 'convt2d-stride at level-1 75 sizes: every tap bound decided within the budget' '
+	for s in ref opt; do at_sizes s75 convt2d-stride $s "N 2" "CI 32" "CO 64" "H 128" "W 256" || return 1; done &&
+	decided s75
+'
+test_expect_success 'dwconv-tile at level-1 84 sizes: the patch reads checked within the budget' '
+	for s in ref opt; do at_sizes s84 dwconv-tile $s "N 1" "C 3" "H 128" "W 256" || return 1; done &&
+	decided s84
 '
 test_expect_success 'conv-radix-oob-bug: the read past the end is named with its thread and offset' '
 	dcat conv-radix-oob-bug.sym | jq -s -e "map(select(.t == \"finding\" and .class == \"oob-global\" and

@@ -6,6 +6,8 @@
 #                       running both programs (PTX interpreter), by slice,
 #                       with the whole run's values (check_slice_exact)
 #   finding CLASS       exits 1 with a "finding" record of class CLASS
+#   uninit              exits 1, buggy: an output location reads memory
+#                       that no thread wrote (dcheck's uninit count)
 #   unsupported         exits 3 with an "unsupported" record
 #   partial             exits 0 (checked-correct) although some locations are
 #                       unknown because they depend on an opaque value
@@ -44,6 +46,9 @@ check_case() {   # DIR
 		test $st = 1 &&
 		jq -s -e --arg c "${expect#finding }" 'map(select(.t=="finding" and .class==$c)) | length > 0' \
 			"$name.jsonl" >/dev/null ;;
+	uninit)
+		test $st = 1 &&
+		jq -s -e 'map(select(.t=="verdict"))[0] | .result == "buggy" and .uninit > 0' "$name.jsonl" >/dev/null ;;
 	unsupported)
 		test $st = 3 &&
 		jq -s -e 'map(select(.t=="unsupported")) | length > 0' "$name.jsonl" >/dev/null ;;

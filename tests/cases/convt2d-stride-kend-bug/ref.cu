@@ -1,0 +1,1 @@
+#include "../convt2d-stride/ref.cu"

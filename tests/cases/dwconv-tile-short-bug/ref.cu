@@ -1,0 +1,1 @@
+#include "../dwconv-tile/ref.cu"
