@@ -227,16 +227,12 @@ enum dx_op dx_decode(const char *opcode);
  * (with a witness in tid/ctaid when non-NULL), SMT_UNSAT, or -1 when it
  * cannot tell.  Exact: the answers are the solver's. */
 int dx_quick_sat(struct dx_launch *L, const struct expr *cond, uint32_t tid[3], uint32_t ctaid[3]);
-/* A thread expression compiled for evaluation at many points (a point:
- * tid[3], ctaid[3], the second thread's tid[3]); NULL when it has leaves
- * other than constants and coordinates, or is too large. */
+/* A thread expression compiled for evaluation at many points (eprog_run,
+ * eprog_uses, eprog_free): a point is tid[3], ctaid[3], the second
+ * thread's tid[3], DX_NCOORD slots; NULL when it has leaves other than
+ * constants and coordinates, or is too large. */
 #define DX_NCOORD 9
-struct dx_qprog;
-struct dx_qprog *dx_qprog_new(const struct expr *e);
-bool dx_qprog_uses(const struct dx_qprog *p, unsigned coord);
-/* The value at x, or NULL when undefined; valid until the next run. */
-const struct evalue *dx_qprog_run(struct dx_qprog *p, const uint32_t x[DX_NCOORD]);
-void dx_qprog_free(struct dx_qprog *p);              /* NULL ok */
+struct eprog *dx_qprog_new(const struct expr *e);
 /* True when no thread of the launch satisfies cond, shown by linear
  * reasoning over the coordinates; false when that cannot be shown. */
 bool dx_affine_unsat(struct dx_launch *L, const struct expr *cond);

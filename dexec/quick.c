@@ -37,18 +37,6 @@
 
 enum { NCOORD = DX_NCOORD };
 
-struct dx_qprog {
-	const struct expr **node;    /* topological order, the root last */
-	uint32_t *args;              /* node i's argument indices from args + at[i] */
-	uint32_t *at;
-	uint32_t n, nargs;
-	bool uses[NCOORD];
-	struct evalue *vals;         /* per node, for one point */
-};
-#define qprog dx_qprog
-
-struct idslot { uint32_t id, ix; };
-
 static bool coord_of(const struct expr *e, unsigned *k)
 {
 	if ((e->op == EOP_TID || e->op == EOP_CTAID) && e->u < 3) {
@@ -62,158 +50,22 @@ static bool coord_of(const struct expr *e, unsigned *k)
 	return false;
 }
 
-/* Compiles e; false if it has more than NODES_MAX nodes or a leaf that is
- * not a constant or a coordinate. */
-static bool compile(const struct expr *e, struct qprog *p)
+static int coord_slot(const struct expr *e, void *user)
 {
-	size_t cap = 64;
-	struct idslot *tab = xcalloc(cap, sizeof *tab);
-	size_t len = 0;
-	VEC(const struct expr *) stack = { 0 };
-	VEC(const struct expr *) order = { 0 };
-	bool ok = true;
-	memset(p, 0, sizeof *p);
-	VEC_PUSH(stack, e);
-	/* iterative post-order; tab maps id + 1 -> index + 1 in order */
-	while (stack.len && ok) {
-		const struct expr *x = stack.items[stack.len - 1];
-		size_t h = (x->id * 0x9e3779b9u) & (cap - 1);
-		while (tab[h].id && tab[h].id != x->id + 1)
-			h = (h + 1) & (cap - 1);
-		if (tab[h].id) {
-			stack.len--;
-			continue;
-		}
-		bool ready = true;
-		for (unsigned i = 0; i < x->nargs; i++) {
-			const struct expr *a = x->args[i];
-			size_t g = (a->id * 0x9e3779b9u) & (cap - 1);
-			while (tab[g].id && tab[g].id != a->id + 1)
-				g = (g + 1) & (cap - 1);
-			if (!tab[g].id) {
-				VEC_PUSH(stack, a);
-				ready = false;
-			}
-		}
-		if (!ready)
-			continue;
-		stack.len--;
-		unsigned k;
-		if (x->nargs == 0 && !e_is_const(x) && !coord_of(x, &k)) {
-			ok = false;
-			break;
-		}
-		if (x->op == EOP_LOAD || order.len >= NODES_MAX) {
-			ok = false;
-			break;
-		}
-		if (coord_of(x, &k))
-			p->uses[k] = true;
-		tab[h] = (struct idslot){ x->id + 1, (uint32_t)order.len };
-		VEC_PUSH(order, x);
-		p->nargs += x->nargs;
-		if (2 * (++len) > cap) {
-			size_t ncap = 2 * cap;
-			struct idslot *nt = xcalloc(ncap, sizeof *nt);
-			for (size_t i = 0; i < cap; i++)
-				if (tab[i].id) {
-					size_t g = ((tab[i].id - 1) * 0x9e3779b9u) & (ncap - 1);
-					while (nt[g].id)
-						g = (g + 1) & (ncap - 1);
-					nt[g] = tab[i];
-				}
-			free(tab);
-			tab = nt;
-			cap = ncap;
-		}
-	}
-	if (ok) {
-		p->n = (uint32_t)order.len;
-		p->vals = xcalloc(p->n + 1, sizeof *p->vals);
-		p->node = order.items;
-		order.items = NULL;
-		p->at = xcalloc(p->n + 1, sizeof *p->at);
-		p->args = xcalloc(p->nargs + 1, sizeof *p->args);
-		uint32_t a = 0;
-		for (uint32_t i = 0; i < p->n; i++) {
-			const struct expr *x = p->node[i];
-			p->at[i] = a;
-			for (unsigned j = 0; j < x->nargs; j++) {
-				const struct expr *y = x->args[j];
-				size_t g = (y->id * 0x9e3779b9u) & (cap - 1);
-				while (tab[g].id != y->id + 1)
-					g = (g + 1) & (cap - 1);
-				p->args[a++] = tab[g].ix;
-			}
-		}
-	}
-	free(tab);
-	VEC_FREE(stack);
-	VEC_FREE(order);
-	return ok;
-}
-
-static void qprog_free(struct qprog *p)
-{
-	free(p->node);
-	free(p->args);
-	free(p->at);
-	free(p->vals);
-}
-
-struct dx_qprog *dx_qprog_new(const struct expr *e)
-{
-	struct dx_qprog *p = xmalloc(sizeof *p);
-	if (!(e->flags & (EXPR_F_DATA | EXPR_F_UNDEF)) && compile(e, p))
-		return p;
-	qprog_free(p);
-	free(p);
-	return NULL;
-}
-
-bool dx_qprog_uses(const struct dx_qprog *p, unsigned k)
-{
-	return k < NCOORD && p->uses[k];
-}
-
-void dx_qprog_free(struct dx_qprog *p)
-{
-	if (p) {
-		qprog_free(p);
-		free(p);
-	}
-}
-
-static bool point_val(const struct expr *leaf, struct evalue *out, void *user)
-{
-	const uint32_t *x = user;
 	unsigned k;
-	if (!coord_of(leaf, &k))
-		return false;
-	memset(out, 0, sizeof *out);
-	out->u = x[k];
-	return true;
+	(void)user;
+	return coord_of(e, &k) ? (int)k : -1;
 }
 
-const struct evalue *dx_qprog_run(struct dx_qprog *p, const uint32_t x[DX_NCOORD])
+struct eprog *dx_qprog_new(const struct expr *e)
 {
-	const struct evalue *av[E_MAX_ARGS];
-	struct evalue *vals = p->vals;
-	for (uint32_t i = 0; i < p->n; i++) {
-		const struct expr *e = p->node[i];
-		for (unsigned j = 0; j < e->nargs; j++)
-			av[j] = &vals[p->args[p->at[i] + j]];
-		if (!e_eval_node(e, EM_EXACT, point_val, (void *)x, av, &vals[i]))
-			return NULL;
-	}
-	const struct evalue *r = &vals[p->n - 1];
-	return r->undef ? NULL : r;
+	return eprog_new(e, coord_slot, NULL, NODES_MAX);
 }
 
 /* The condition at point x: 1 true, 0 false, -1 unknown (undefined). */
-static int holds(struct qprog *p, const uint32_t x[NCOORD])
+static int holds(struct eprog *p, const uint32_t x[NCOORD])
 {
-	const struct evalue *r = dx_qprog_run(p, x);
+	const struct evalue *r = eprog_run(p, x);
 	return r ? r->b : -1;
 }
 
@@ -250,7 +102,7 @@ static uint64_t mix(uint64_t x)
  * large one is halved along its widest coordinate.  Returns SMT_SAT with
  * the point in x, SMT_UNSAT, or -1 when the node budget ran out. */
 struct bnb {
-	struct qprog *p;
+	struct eprog *p;
 	struct dx_affine *a;
 	const unsigned *dims;
 	unsigned nd;
@@ -319,12 +171,11 @@ int dx_quick_sat(struct dx_launch *L, const struct expr *cond, uint32_t tid[3], 
 {
 	if (cond->flags & (EXPR_F_DATA | EXPR_F_UNDEF))
 		return -1;
-	struct qprog p;
-	if (!compile(cond, &p)) {
+	struct eprog *p = dx_qprog_new(cond);
+	if (!p) {
 		/* free variables (a pointer argument tested against null): no
 		 * point can be tried, but emptiness for every value of them is
 		 * still the prover's to show */
-		qprog_free(&p);
 		struct dx_affine *aff = dx_affine_new(L, cond);
 		bool empty = dx_affine_empty(aff, NULL, NULL);
 		dx_affine_free(aff);
@@ -339,7 +190,7 @@ int dx_quick_sat(struct dx_launch *L, const struct expr *cond, uint32_t tid[3], 
 	int res = -1;
 	struct dx_affine *aff = NULL;
 	for (unsigned d = 0; d < 3; d++)
-		if (p.uses[6 + d] && !bounds_t2(cond, d, n[6 + d]))
+		if (eprog_uses(p, 6 + d) && !bounds_t2(cond, d, n[6 + d]))
 			goto out;
 	uint64_t space = 1;
 	unsigned dims[NCOORD], nd = 0;
@@ -348,7 +199,7 @@ int dx_quick_sat(struct dx_launch *L, const struct expr *cond, uint32_t tid[3], 
 			res = SMT_UNSAT;
 			goto out;
 		}
-		if (p.uses[k] && n[k] > 1) {
+		if (eprog_uses(p, k) && n[k] > 1) {
 			dims[nd++] = k;
 			space = space * n[k] > (1ull << 40) ? (1ull << 40) : space * n[k];
 		}
@@ -359,7 +210,7 @@ int dx_quick_sat(struct dx_launch *L, const struct expr *cond, uint32_t tid[3], 
 		lo[k] = 0;
 		hi[k] = n[k] - 1;
 	}
-	struct bnb b = { &p, NULL, dims, nd, BNB_BOXES };
+	struct bnb b = { p, NULL, dims, nd, BNB_BOXES };
 	if (space > BNB_LEAF && space <= ENUM_MAX) {
 		/* a bounds check of every load of a long loop over a whole block
 		 * (a norm's 4096 strided loads, 1024 threads): emptiness shown by
@@ -392,7 +243,7 @@ int dx_quick_sat(struct dx_launch *L, const struct expr *cond, uint32_t tid[3], 
 			else
 				x[k] = (uint32_t)(mix(cond->hash * 0x9e3779b97f4a7c15ull + i * 16 + j) % n[k]);
 		}
-		if (holds(&p, x) == 1)
+		if (holds(p, x) == 1)
 			res = SMT_SAT;
 	}
 	if (res < 0 && aff) {
@@ -409,6 +260,6 @@ done:
 	}
 out:
 	dx_affine_free(aff);
-	qprog_free(&p);
+	eprog_free(p);
 	return res;
 }

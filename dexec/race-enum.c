@@ -43,18 +43,18 @@ struct dx_race_enum {
 	uint32_t ntid[3];
 };
 
-static bool mentions_ctaid(struct dx_qprog *p)
+static bool mentions_ctaid(struct eprog *p)
 {
-	return dx_qprog_uses(p, 3) || dx_qprog_uses(p, 4) || dx_qprog_uses(p, 5);
+	return eprog_uses(p, 3) || eprog_uses(p, 4) || eprog_uses(p, 5);
 }
 
 static bool has_ctaid(const struct expr *e)
 {
-	struct dx_qprog *p = dx_qprog_new(e);
+	struct eprog *p = dx_qprog_new(e);
 	if (!p)
 		return true;            /* not enumerable: treat as mentioning anything */
 	bool r = mentions_ctaid(p);
-	dx_qprog_free(p);
+	eprog_free(p);
 	return r;
 }
 
@@ -170,11 +170,11 @@ struct dx_race_enum *dx_race_enum_new(struct dx_launch *L, const struct dx_acc *
 	for (size_t i = 0; i < n && !L->timeout; i++) {
 		bool exact;
 		const struct expr *dom = relax(cx, acc[i].dom, &exact);
-		struct dx_qprog *pd = dx_qprog_new(dom), *po = dx_qprog_new(acc[i].off);
+		struct eprog *pd = dx_qprog_new(dom), *po = dx_qprog_new(acc[i].off);
 		if (!pd || !po || mentions_ctaid(pd) || mentions_ctaid(po) ||
-		    dx_qprog_uses(pd, 6) || dx_qprog_uses(po, 6)) {
-			dx_qprog_free(pd);
-			dx_qprog_free(po);
+		    eprog_uses(pd, 6) || eprog_uses(po, 6)) {
+			eprog_free(pd);
+			eprog_free(po);
 			continue;
 		}
 		bool good = true;
@@ -185,14 +185,14 @@ struct dx_race_enum *dx_race_enum_new(struct dx_launch *L, const struct dx_acc *
 			x[0] = t % re->ntid[0];
 			x[1] = (t / re->ntid[0]) % re->ntid[1];
 			x[2] = t / (re->ntid[0] * re->ntid[1]);
-			const struct evalue *d = dx_qprog_run(pd, x);
+			const struct evalue *d = eprog_run(pd, x);
 			if (!d) {
 				good = false;
 				break;
 			}
 			if (!d->b)
 				continue;
-			const struct evalue *o = dx_qprog_run(po, x);
+			const struct evalue *o = eprog_run(po, x);
 			if (!o) {
 				good = false;
 				break;
@@ -200,8 +200,8 @@ struct dx_race_enum *dx_race_enum_new(struct dx_launch *L, const struct dx_acc *
 			struct ent e = { o->u, (uint32_t)i, t };
 			VEC_PUSH(es, e);
 		}
-		dx_qprog_free(pd);
-		dx_qprog_free(po);
+		eprog_free(pd);
+		eprog_free(po);
 		if (!good) {
 			es.len = first;
 			continue;
@@ -307,9 +307,9 @@ static const struct expr *fix_ctaid(struct ectx *cx, const struct expr *e, void 
 static bool eval_ents(struct dx_launch *L, const struct expr *dom, const struct expr *off,
                       ents_t *out)
 {
-	struct dx_qprog *pd = dx_qprog_new(dom), *po = dx_qprog_new(off);
+	struct eprog *pd = dx_qprog_new(dom), *po = dx_qprog_new(off);
 	bool ok = pd && po && !mentions_ctaid(pd) && !mentions_ctaid(po) &&
-	          !dx_qprog_uses(pd, 6) && !dx_qprog_uses(po, 6);
+	          !eprog_uses(pd, 6) && !eprog_uses(po, 6);
 	uint32_t nt = L->geom.ntid[0] * L->geom.ntid[1] * L->geom.ntid[2], x[DX_NCOORD];
 	memset(x, 0, sizeof x);
 	out->len = 0;
@@ -317,14 +317,14 @@ static bool eval_ents(struct dx_launch *L, const struct expr *dom, const struct 
 		x[0] = t % L->geom.ntid[0];
 		x[1] = (t / L->geom.ntid[0]) % L->geom.ntid[1];
 		x[2] = t / (L->geom.ntid[0] * L->geom.ntid[1]);
-		const struct evalue *d = dx_qprog_run(pd, x);
+		const struct evalue *d = eprog_run(pd, x);
 		if (!d) {
 			ok = false;
 			break;
 		}
 		if (!d->b)
 			continue;
-		const struct evalue *o = dx_qprog_run(po, x);
+		const struct evalue *o = eprog_run(po, x);
 		if (!o) {
 			ok = false;
 			break;
@@ -332,8 +332,8 @@ static bool eval_ents(struct dx_launch *L, const struct expr *dom, const struct 
 		struct ent e = { o->u, 0, t };
 		VEC_PUSH(*out, e);
 	}
-	dx_qprog_free(pd);
-	dx_qprog_free(po);
+	eprog_free(pd);
+	eprog_free(po);
 	if (ok && out->len)
 		qsort(out->items, out->len, sizeof *out->items, ent_cmp);
 	return ok;

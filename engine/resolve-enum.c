@@ -27,6 +27,7 @@
 
 #define TAB_MAX_THREADS (1u << 20)      /* threads one table may enumerate */
 #define CACHE_MAX_ENTRIES (1u << 23)    /* entries of all tables together */
+#define PROG_NODES_MAX (1u << 16)       /* larger addresses are evaluated by e_eval */
 
 struct went { uint64_t a; uint32_t t; };
 
@@ -132,14 +133,36 @@ static void tab_put(struct wtab_cache *c, struct wtab *t)
 
 /* ---- building a table -------------------------------------------------------------- */
 
+static int coord_slot(const struct expr *leaf, void *user)
+{
+	(void)user;
+	if ((leaf->op != EOP_TID && leaf->op != EOP_CTAID) || leaf->u > 2)
+		return -1;
+	return (leaf->op == EOP_CTAID ? 3 : 0) + (int)leaf->u;
+}
+
 static bool coord_val(const struct expr *leaf, struct evalue *out, void *user)
 {
 	const uint32_t *x = user;
-	if ((leaf->op != EOP_TID && leaf->op != EOP_CTAID) || leaf->u > 2)
+	int k = coord_slot(leaf, NULL);
+	if (k < 0)
 		return false;
 	memset(out, 0, sizeof *out);
-	out->u = x[(leaf->op == EOP_CTAID ? 3 : 0) + leaf->u];
+	out->u = x[k];
 	return true;
+}
+
+/* e at x: compiled when it can be (p, made once per table), else by
+ * e_eval; false where it cannot be evaluated or is undefined. */
+static bool eval_at(const struct expr *e, struct eprog *p, uint32_t x[6], struct evalue *v)
+{
+	if (p) {
+		const struct evalue *r = eprog_run(p, x);
+		if (r)
+			*v = *r;
+		return r != NULL;
+	}
+	return e_eval(e, EM_EXACT, coord_val, x, v) && !v->undef;
 }
 
 static int went_cmp(const void *pa, const void *pb)
@@ -172,24 +195,30 @@ static struct wtab *build(const struct inv_query *q, struct deadline_check *dl)
 		total *= q->n[i];
 	size_t cap = 0;
 	bool dom_true = e_is_true(q->dom_t);
+	/* the address and domain compiled once: a table evaluates them at up
+	 * to TAB_MAX_THREADS threads */
+	struct eprog *pd = dom_true ? NULL : eprog_new(q->dom_t, coord_slot, NULL, PROG_NODES_MAX);
+	struct eprog *pa = eprog_new(q->addr, coord_slot, NULL, PROG_NODES_MAX);
 	for (uint64_t k = 0; k < total; k++) {
 		uint32_t x[6];
 		struct evalue v;
 		if (dl && deadline_tick(dl)) {
+			eprog_free(pd);
+			eprog_free(pa);
 			free(t->v);
 			free(t);
 			return NULL;
 		}
 		unrank(k, q->n, x);
 		if (!dom_true) {
-			if (!e_eval(q->dom_t, EM_EXACT, coord_val, x, &v) || v.undef) {
+			if (!eval_at(q->dom_t, pd, x, &v)) {
 				t->ok = false;
 				break;
 			}
 			if (!v.b)
 				continue;
 		}
-		if (!e_eval(q->addr, EM_EXACT, coord_val, x, &v) || v.undef) {
+		if (!eval_at(q->addr, pa, x, &v)) {
 			t->ok = false;
 			break;
 		}
@@ -199,6 +228,8 @@ static struct wtab *build(const struct inv_query *q, struct deadline_check *dl)
 		}
 		t->v[t->len++] = (struct went){ v.u, (uint32_t)k };
 	}
+	eprog_free(pd);
+	eprog_free(pa);
 	if (!t->ok) {
 		free(t->v);
 		t->v = NULL;

@@ -335,6 +335,19 @@ bool e_eval_node(const struct expr *x, enum emode mode, e_leaf_val_fn fn, void *
                  const struct evalue *const *av, struct evalue *out);
 /* One real function in the precision of mode (y: pow's exponent). */
 long double efun_eval(enum efun f, enum emode mode, long double x, long double y);
+/* One expression evaluated (EM_EXACT) at many points (expr-prog.c): a
+ * point is an array of 32-bit slots, and slot(leaf) says which slot a
+ * leaf that is not a constant takes (< 16), or -1.  eprog_new is NULL
+ * where a leaf has no slot, e mentions data or undefined values, holds a
+ * LOAD, or has more than max_nodes nodes; eprog_run is NULL where a node
+ * cannot be evaluated or the value is undefined (the value lives until
+ * the next run). */
+struct eprog;
+typedef int (*eprog_slot_fn)(const struct expr *leaf, void *user);
+struct eprog *eprog_new(const struct expr *e, eprog_slot_fn slot, void *user, uint32_t max_nodes);
+bool eprog_uses(const struct eprog *p, unsigned slot);
+const struct evalue *eprog_run(struct eprog *p, const uint32_t *x);
+void eprog_free(struct eprog *p);                                  /* NULL ok */
 
 /* ---- printing and serialization ------------------------------------------ */
 

@@ -1,0 +1,173 @@
+/*
+ * expr-prog.c: one expression evaluated at many points.  Its DAG is
+ * compiled once into a node list in topological order; each run gives
+ * the leaves their values from a point (an array of slots, as a thread's
+ * coordinates) and evaluates node by node with e_eval_node, so the
+ * answers are e_eval's without its per-call memo.  dexec's quick
+ * decisions (every thread of a condition tried) and the engine's write
+ * tables (a store's address at every thread) run their conditions and
+ * addresses this way.
+ */
+#include "libcommon/expr.h"
+#include "libcommon/arena.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SLOTS_MAX 16u
+
+struct eprog {
+	const struct expr **node;    /* topological order, the root last */
+	uint32_t *args;              /* node i's argument indices from args + at[i] */
+	uint32_t *at;
+	uint8_t *slot;               /* per node: its slot + 1, or 0 */
+	uint32_t n, nargs;
+	bool uses[SLOTS_MAX];
+	struct evalue *vals;         /* per node, for one point */
+};
+
+struct idslot { uint32_t id, ix; };
+
+static size_t find(const struct idslot *tab, size_t cap, uint32_t id)
+{
+	size_t h = (id * 0x9e3779b9u) & (cap - 1);
+	while (tab[h].id && tab[h].id != id + 1)
+		h = (h + 1) & (cap - 1);
+	return h;
+}
+
+static void grow(struct idslot **tab, size_t *cap)
+{
+	size_t ncap = 2 * *cap;
+	struct idslot *nt = xcalloc(ncap, sizeof *nt);
+	for (size_t i = 0; i < *cap; i++)
+		if ((*tab)[i].id)
+			nt[find(nt, ncap, (*tab)[i].id - 1)] = (*tab)[i];
+	free(*tab);
+	*tab = nt;
+	*cap = ncap;
+}
+
+static void prog_free(struct eprog *p)
+{
+	free(p->node);
+	free(p->args);
+	free(p->at);
+	free(p->slot);
+	free(p->vals);
+	free(p);
+}
+
+struct eprog *eprog_new(const struct expr *e, eprog_slot_fn slot, void *user, uint32_t max_nodes)
+{
+	if (e->flags & (EXPR_F_DATA | EXPR_F_UNDEF))
+		return NULL;
+	size_t cap = 64, len = 0;
+	struct idslot *tab = xcalloc(cap, sizeof *tab);
+	VEC(const struct expr *) stack = { 0 };
+	VEC(const struct expr *) order = { 0 };
+	VEC(uint8_t) slots = { 0 };
+	struct eprog *p = xcalloc(1, sizeof *p);
+	bool ok = true;
+	VEC_PUSH(stack, e);
+	/* iterative post-order; tab maps id + 1 -> index in order */
+	while (stack.len && ok) {
+		const struct expr *x = stack.items[stack.len - 1];
+		size_t h = find(tab, cap, x->id);
+		if (tab[h].id) {
+			stack.len--;
+			continue;
+		}
+		bool ready = true;
+		for (unsigned i = 0; i < x->nargs; i++)
+			if (!tab[find(tab, cap, x->args[i]->id)].id) {
+				VEC_PUSH(stack, x->args[i]);
+				ready = false;
+			}
+		if (!ready)
+			continue;
+		stack.len--;
+		int k = x->nargs == 0 && !e_is_const(x) ? slot(x, user) : -1;
+		if ((x->nargs == 0 && !e_is_const(x) && (k < 0 || (unsigned)k >= SLOTS_MAX)) ||
+		    x->op == EOP_LOAD || order.len >= max_nodes) {
+			ok = false;
+			break;
+		}
+		if (k >= 0)
+			p->uses[k] = true;
+		tab[h] = (struct idslot){ x->id + 1, (uint32_t)order.len };
+		VEC_PUSH(order, x);
+		VEC_PUSH(slots, (uint8_t)(k + 1));
+		p->nargs += x->nargs;
+		if (2 * (++len) > cap)
+			grow(&tab, &cap);
+	}
+	if (ok) {
+		p->n = (uint32_t)order.len;
+		p->vals = xcalloc(p->n + 1, sizeof *p->vals);
+		p->node = order.items;
+		p->slot = slots.items;
+		order.items = NULL;
+		slots.items = NULL;
+		p->at = xcalloc(p->n + 1, sizeof *p->at);
+		p->args = xcalloc(p->nargs + 1, sizeof *p->args);
+		uint32_t a = 0;
+		for (uint32_t i = 0; i < p->n; i++) {
+			const struct expr *x = p->node[i];
+			p->at[i] = a;
+			for (unsigned j = 0; j < x->nargs; j++)
+				p->args[a++] = tab[find(tab, cap, x->args[j]->id)].ix;
+		}
+	}
+	free(tab);
+	VEC_FREE(stack);
+	VEC_FREE(order);
+	VEC_FREE(slots);
+	if (!ok) {
+		prog_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+bool eprog_uses(const struct eprog *p, unsigned slot)
+{
+	return slot < SLOTS_MAX && p->uses[slot];
+}
+
+struct point { const struct eprog *p; const uint32_t *x; uint32_t i; };
+
+static bool point_val(const struct expr *leaf, struct evalue *out, void *user)
+{
+	const struct point *pt = user;
+	(void)leaf;
+	unsigned k = pt->p->slot[pt->i];
+	if (!k)
+		return false;
+	memset(out, 0, sizeof *out);
+	out->u = pt->x[k - 1];
+	return true;
+}
+
+const struct evalue *eprog_run(struct eprog *p, const uint32_t *x)
+{
+	const struct evalue *av[E_MAX_ARGS];
+	struct evalue *vals = p->vals;
+	struct point pt = { p, x, 0 };
+	for (uint32_t i = 0; i < p->n; i++) {
+		const struct expr *e = p->node[i];
+		for (unsigned j = 0; j < e->nargs; j++)
+			av[j] = &vals[p->args[p->at[i] + j]];
+		pt.i = i;
+		if (!e_eval_node(e, EM_EXACT, point_val, &pt, av, &vals[i]))
+			return NULL;
+	}
+	const struct evalue *r = &vals[p->n - 1];
+	return r->undef ? NULL : r;
+}
+
+void eprog_free(struct eprog *p)
+{
+	if (p)
+		prog_free(p);
+}
