@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define ABANDON_S 0.5                     /* seconds past the budget before workers are left behind */
+#define ABANDON_S 0.25                    /* seconds past the budget before workers are left behind */
 #define COVER_SHARE 0.1                   /* of the budget left, for the path-condition coverage tier */
 
 static double now_s(void)
