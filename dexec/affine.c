@@ -493,6 +493,39 @@ static bool chain_rows(struct actx *c, const struct expr *x, i128 d, bool sgn, i
 	return true;
 }
 
+/* The quotient and remainder variables of (node, div, rem), made with
+ * bounds [qlo, qhi] and [rlo, rhi] unless they exist (the remainder is
+ * the variable after its quotient), as the forms q and r; *made when
+ * new (their rows are the caller's).  False when there is no room for
+ * both (c->failed). */
+static bool qr_vars(struct actx *c, const struct expr *node, i128 div, bool rem, i128 qlo, i128 qhi,
+                    i128 rlo, i128 rhi, struct form *q, struct form *r, bool *made)
+{
+	int nvb = c->nv;
+	if (nvb + 2 > NV) {
+		for (int i = 9; i < nvb; i++)
+			if (c->v[i].node == node && c->v[i].div == div && c->v[i].rem == rem)
+				nvb = -1;
+		if (nvb >= 0) {
+			c->failed = true;
+			return false;
+		}
+		nvb = c->nv;
+	}
+	int kq = var_of(c, qlo, qhi, node, div, rem);
+	if (kq < 0)
+		return false;
+	int kr = kq == nvb ? new_var(c, rlo, rhi, NULL, 0) : kq + 1;
+	if (kr < 0)
+		return false;
+	form_const(q, 0);
+	q->c[kq] = 1;
+	form_const(r, 0);
+	r->c[kr] = 1;
+	*made = kq == nvb;
+	return true;
+}
+
 /* floor(x / d) and x - d*floor(x / d) for the value of x read unsigned
  * or signed: a quotient variable q and a remainder variable r in [0, d-1]
  * with x = d*q + r (the remainder as a variable of its own keeps forms
@@ -510,28 +543,10 @@ static bool quotient(struct actx *c, const struct expr *x, i128 d, bool sgn, str
 	struct form xn = *xv;
 	narrow_range(c, &xn, &lo, &hi);
 	i128 qlo = lo >= 0 ? lo / d : -((-lo + d - 1) / d), qhi = hi >= 0 ? hi / d : -((-hi + d - 1) / d);
-	int nvb = c->nv;
-	if (nvb + 2 > NV) {
-		for (int i = 9; i < nvb; i++)
-			if (c->v[i].node == x && c->v[i].div == (sgn ? -d : d))
-				nvb = -1;
-		if (nvb >= 0) {
-			c->failed = true;
-			return false;
-		}
-		nvb = c->nv;
-	}
-	int kq = new_var(c, qlo, qhi, x, sgn ? -d : d);
-	if (kq < 0)
+	bool made;
+	if (!qr_vars(c, x, sgn ? -d : d, false, qlo, qhi, 0, d - 1, q, r, &made))
 		return false;
-	int kr = kq == nvb ? new_var(c, 0, d - 1, NULL, 0) : kq + 1;
-	if (kr < 0)
-		return false;
-	form_const(q, 0);
-	q->c[kq] = 1;
-	form_const(r, 0);
-	r->c[kr] = 1;
-	return kq != nvb || (division_rows(c, xv, d, q, r) && chain_rows(c, x, d, sgn, kq));
+	return !made || (division_rows(c, xv, d, q, r) && chain_rows(c, x, d, sgn, only_var(c, q)));
 }
 
 /* trunc(x / d) and x - d*trunc(x / d) (d > 0) for a signed x whose range
@@ -546,28 +561,10 @@ static bool trunc_quotient(struct actx *c, const struct expr *x, i128 d, const s
 {
 	struct ectx *cx = c->L->cx;
 	const struct expr *key = e_op2(cx, EOP_SDIV, x, e_bv(cx, (uint64_t)d, SORT_WIDTH(x->sort)));
-	int nvb = c->nv;
-	if (nvb + 2 > NV) {
-		for (int i = 9; i < nvb; i++)
-			if (c->v[i].node == key && !c->v[i].div && c->v[i].rem)
-				nvb = -1;
-		if (nvb >= 0) {
-			c->failed = true;
-			return false;
-		}
-		nvb = c->nv;
-	}
-	int kq = var_of(c, lo / d, hi / d, key, 0, true);
-	if (kq < 0)
+	bool made;
+	if (!qr_vars(c, key, 0, true, lo / d, hi / d, -(d - 1), d - 1, q, r, &made))
 		return false;
-	int kr = kq == nvb ? new_var(c, -(d - 1), d - 1, NULL, 0) : kq + 1;
-	if (kr < 0)
-		return false;
-	form_const(q, 0);
-	q->c[kq] = 1;
-	form_const(r, 0);
-	r->c[kr] = 1;
-	return kq != nvb || division_rows(c, xv, d, q, r);
+	return !made || division_rows(c, xv, d, q, r);
 }
 
 static bool pow2(uint64_t m, unsigned *k)
