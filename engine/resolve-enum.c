@@ -28,6 +28,7 @@
 #define TAB_MAX_THREADS (1u << 20)      /* threads one table may enumerate */
 #define CACHE_MAX_ENTRIES (1u << 23)    /* entries of all tables together */
 #define PROG_NODES_MAX (1u << 16)       /* larger addresses are evaluated by e_eval */
+#define BLOCK_PARTS_MAX 8               /* conjuncts of a domain tried per block */
 
 struct went { uint64_t a; uint32_t t; };
 
@@ -199,17 +200,49 @@ static struct wtab *build(const struct inv_query *q, struct deadline_check *dl)
 	 * to TAB_MAX_THREADS threads */
 	struct eprog *pd = dom_true ? NULL : eprog_new(q->dom_t, coord_slot, NULL, PROG_NODES_MAX);
 	struct eprog *pa = eprog_new(q->addr, coord_slot, NULL, PROG_NODES_MAX);
+	/* the conjuncts of the domain over the block alone (a store on a
+	 * boundary path: ctaid.x == last), tried once per block: a block
+	 * where one is false has no thread in the table */
+	struct eprog *bp[BLOCK_PARTS_MAX];
+	unsigned nbp = 0;
+	const struct expr *const *cj = &q->dom_t;
+	unsigned nc = dom_true ? 0 : 1;
+	if (q->dom_t->op == EOP_LAND) {
+		cj = q->dom_t->args;
+		nc = q->dom_t->nargs;
+	}
+	for (unsigned i = 0; i < nc && nbp < BLOCK_PARTS_MAX; i++) {
+		struct eprog *p = eprog_new(cj[i], coord_slot, NULL, PROG_NODES_MAX);
+		if (p && !eprog_uses(p, 0) && !eprog_uses(p, 1) && !eprog_uses(p, 2))
+			bp[nbp++] = p;
+		else
+			eprog_free(p);
+	}
+	uint64_t per_block = q->n[0] * q->n[1] * q->n[2];
 	for (uint64_t k = 0; k < total; k++) {
 		uint32_t x[6];
 		struct evalue v;
 		if (dl && deadline_tick(dl)) {
 			eprog_free(pd);
 			eprog_free(pa);
+			for (unsigned i = 0; i < nbp; i++)
+				eprog_free(bp[i]);
 			free(t->v);
 			free(t);
 			return NULL;
 		}
 		unrank(k, q->n, x);
+		if (nbp && k % per_block == 0) {
+			bool none = false;
+			for (unsigned i = 0; i < nbp && !none; i++) {
+				const struct evalue *r = eprog_run(bp[i], x);
+				none = r && !r->b;       /* undefined: the threads say so below */
+			}
+			if (none) {
+				k += per_block - 1;
+				continue;
+			}
+		}
 		if (!dom_true) {
 			if (!eval_at(q->dom_t, pd, x, &v)) {
 				t->ok = false;
@@ -230,6 +263,8 @@ static struct wtab *build(const struct inv_query *q, struct deadline_check *dl)
 	}
 	eprog_free(pd);
 	eprog_free(pa);
+	for (unsigned i = 0; i < nbp; i++)
+		eprog_free(bp[i]);
 	if (!t->ok) {
 		free(t->v);
 		t->v = NULL;
