@@ -21,9 +21,12 @@ struct eprog {
 	uint32_t *args;              /* node i's argument indices from args + at[i] */
 	uint32_t *at;
 	uint8_t *slot;               /* per node: its slot + 1, or 0 */
+	uint16_t *deps;              /* per node: the slots it depends on, one bit each */
 	uint32_t n, nargs;
 	bool uses[SLOTS_MAX];
 	struct evalue *vals;         /* per node, for one point */
+	bool valid;                  /* vals hold the point last, every node */
+	uint32_t last[SLOTS_MAX];
 };
 
 struct idslot { uint32_t id, ix; };
@@ -54,6 +57,7 @@ static void prog_free(struct eprog *p)
 	free(p->args);
 	free(p->at);
 	free(p->slot);
+	free(p->deps);
 	free(p->vals);
 	free(p);
 }
@@ -111,12 +115,18 @@ struct eprog *eprog_new(const struct expr *e, eprog_slot_fn slot, void *user, ui
 		slots.items = NULL;
 		p->at = xcalloc(p->n + 1, sizeof *p->at);
 		p->args = xcalloc(p->nargs + 1, sizeof *p->args);
+		p->deps = xcalloc(p->n + 1, sizeof *p->deps);
 		uint32_t a = 0;
 		for (uint32_t i = 0; i < p->n; i++) {
 			const struct expr *x = p->node[i];
 			p->at[i] = a;
-			for (unsigned j = 0; j < x->nargs; j++)
-				p->args[a++] = tab[find(tab, cap, x->args[j]->id)].ix;
+			if (p->slot[i])
+				p->deps[i] = (uint16_t)(1u << (p->slot[i] - 1));
+			for (unsigned j = 0; j < x->nargs; j++) {
+				uint32_t ix = tab[find(tab, cap, x->args[j]->id)].ix;
+				p->args[a++] = ix;
+				p->deps[i] |= p->deps[ix];
+			}
 		}
 	}
 	free(tab);
@@ -149,12 +159,26 @@ static bool point_val(const struct expr *leaf, struct evalue *out, void *user)
 	return true;
 }
 
+/* Only the nodes that depend on a slot whose value changed since the
+ * last run are computed again: points taken in order (a block's threads,
+ * the first coordinate fastest) recompute the part of a block, or of a
+ * row, once. */
 const struct evalue *eprog_run(struct eprog *p, const uint32_t *x)
 {
 	const struct evalue *av[E_MAX_ARGS];
 	struct evalue *vals = p->vals;
 	struct point pt = { p, x, 0 };
+	uint32_t changed = 0;
+	for (unsigned k = 0; k < SLOTS_MAX; k++)
+		if (p->uses[k] && (!p->valid || p->last[k] != x[k])) {
+			changed |= 1u << k;
+			p->last[k] = x[k];
+		}
+	bool all = !p->valid;
+	p->valid = false;
 	for (uint32_t i = 0; i < p->n; i++) {
+		if (!all && !(p->deps[i] & changed))
+			continue;
 		const struct expr *e = p->node[i];
 		for (unsigned j = 0; j < e->nargs; j++)
 			av[j] = &vals[p->args[p->at[i] + j]];
@@ -162,6 +186,7 @@ const struct evalue *eprog_run(struct eprog *p, const uint32_t *x)
 		if (!e_eval_node(e, EM_EXACT, point_val, &pt, av, &vals[i]))
 			return NULL;
 	}
+	p->valid = true;
 	const struct evalue *r = &vals[p->n - 1];
 	return r->undef ? NULL : r;
 }

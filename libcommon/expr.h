@@ -341,7 +341,8 @@ long double efun_eval(enum efun f, enum emode mode, long double x, long double y
  * where a leaf has no slot, e mentions data or undefined values, holds a
  * LOAD, or has more than max_nodes nodes; eprog_run is NULL where a node
  * cannot be evaluated or the value is undefined (the value lives until
- * the next run). */
+ * the next run).  A run computes again only the nodes that depend on a
+ * slot changed since the last run. */
 struct eprog;
 typedef int (*eprog_slot_fn)(const struct expr *leaf, void *user);
 struct eprog *eprog_new(const struct expr *e, eprog_slot_fn slot, void *user, uint32_t max_nodes);
