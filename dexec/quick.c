@@ -22,8 +22,9 @@
  *     by cases).
  *
  * A condition over free variables as well is only given to the prover
- * (empty for every value of them); anything else (data, undefined
- * values) is left to the solver.
+ * (empty for every value of them), unless a conjunct "v == c" fixes each
+ * (a pointer argument tested against null): then it is tried with c for
+ * v.  Anything else (data, undefined values) is left to the solver.
  */
 #include "dexec.h"
 
@@ -167,12 +168,60 @@ static int bnb(struct bnb *b, uint32_t lo[NCOORD], uint32_t hi[NCOORD], uint32_t
 	return r1 == SMT_UNSAT && r2 == SMT_UNSAT ? SMT_UNSAT : -1;
 }
 
+/* Free variables that a conjunct "v == c" of a condition fixes (a
+ * pointer argument tested against null on the path: bias ? ... : 0). */
+#define FIXED_MAX 8
+struct fixed { const struct expr *var[FIXED_MAX], *val[FIXED_MAX]; unsigned n; };
+
+static const struct expr *fix_var(struct ectx *cx, const struct expr *leaf, void *user)
+{
+	const struct fixed *f = user;
+	(void)cx;
+	for (unsigned i = 0; i < f->n; i++)
+		if (leaf == f->var[i])
+			return f->val[i];
+	return NULL;
+}
+
+/* cond with each free variable that one of its conjuncts "v == c" fixes
+ * put as c: for the variable, there is a value that satisfies cond just
+ * where c does, so the same threads satisfy both, and cond can be tried
+ * point by point.  NULL when no variable is fixed so. */
+static const struct expr *fix_free(struct ectx *cx, const struct expr *cond)
+{
+	const struct expr *const *c = &cond;
+	unsigned nc = 1;
+	struct fixed f = { .n = 0 };
+	if (cond->op == EOP_LAND) {
+		c = cond->args;
+		nc = cond->nargs;
+	}
+	for (unsigned i = 0; i < nc && f.n < FIXED_MAX; i++) {
+		const struct expr *x = c[i];
+		if (x->op != EOP_EQ || x->nargs != 2)
+			continue;
+		for (int s = 0; s < 2; s++) {
+			const struct expr *v = x->args[s], *k = x->args[1 - s];
+			unsigned slot;
+			if (v->op == EOP_VAR && !coord_of(v, &slot) && k->op == EOP_BV && !fix_var(cx, v, &f)) {
+				f.var[f.n] = v;
+				f.val[f.n++] = k;
+				break;
+			}
+		}
+	}
+	return f.n ? e_subst(cx, cond, fix_var, &f) : NULL;
+}
+
 int dx_quick_sat(struct dx_launch *L, const struct expr *cond, uint32_t tid[3], uint32_t ctaid[3])
 {
 	if (cond->flags & (EXPR_F_DATA | EXPR_F_UNDEF))
 		return -1;
 	struct eprog *p = dx_qprog_new(cond);
 	if (!p) {
+		const struct expr *fixed = fix_free(L->cx, cond);
+		if (fixed && fixed != cond)
+			return dx_quick_sat(L, fixed, tid, ctaid);
 		/* free variables (a pointer argument tested against null): no
 		 * point can be tried, but emptiness for every value of them is
 		 * still the prover's to show */

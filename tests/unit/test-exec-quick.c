@@ -491,6 +491,34 @@ static void test_trunc_min(void)
 	ectx_free(cx);
 }
 
+/* A kernel that tests a pointer argument against null (bias ? bias[c] :
+ * 0) has "base == 0" in the domain of every branch after it, a free
+ * variable: such a condition was given to the prover alone, which never
+ * shows one satisfiable, so every split of level-1 68's taps went to the
+ * solver.  With the variable fixed by its conjunct, the threads are tried
+ * as for any other condition: an exact answer and a witness. */
+static void test_fixed_var(void)
+{
+	struct dx_launch L;
+	launch_init(&L, 256, 1, 40, 1);
+	struct ectx *cx = L.cx;
+	const struct expr *base = e_var(cx, 0x10000000006ull, SORT_BV(64));
+	const struct expr *null = e_op2(cx, EOP_EQ, e_bv(cx, 0, 64), base);
+	const struct expr *x = e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_ctaid(cx, 0), c32(cx, 256)), e_tid(cx, 0));
+	const struct expr *edge = e_op2(cx, EOP_EQ, e_op2(cx, EOP_UREM, x, c32(cx, 68)), c32(cx, 67));
+	uint32_t tid[3], ctaid[3];
+	int q = dx_quick_sat(&L, e_and(cx, null, edge), tid, ctaid);
+	ok(q == SMT_SAT && (ctaid[0] * 256 + tid[0]) % 68 == 67,
+	   "a condition with a null test of a pointer argument: satisfiable, with a witness thread (%d)", q);
+	const struct expr *none = e_op2(cx, EOP_EQ, e_op2(cx, EOP_UREM, x, c32(cx, 68)), c32(cx, 68));
+	ok(dx_quick_sat(&L, e_and(cx, null, none), NULL, NULL) == SMT_UNSAT,
+	   "the same with a remainder of 68 by 68: empty");
+	const struct expr *other = e_op2(cx, EOP_ULT, base, e_bv(cx, 4096, 64));
+	ok(dx_quick_sat(&L, e_and(cx, other, edge), NULL, NULL) == -1,
+	   "a free variable that no conjunct fixes: left to the solver");
+	ectx_free(cx);
+}
+
 /* The path condition of a tap in level-1 68's transposed 3-D
  * convolution: for each of two coordinates a, the taps before it were
  * skipped (a - j < 0 or 64 <= a - j, j = 0..3) and this one is taken
@@ -535,6 +563,7 @@ int main(void)
 	test_radix5();
 	test_transposed();
 	test_trunc_min();
+	test_fixed_var();
 	test_taps();
 	test_pairs();
 	return done_testing();
