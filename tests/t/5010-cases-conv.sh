@@ -45,7 +45,7 @@ at_sizes() {   # NAME PAIR SIDE DEFINE...
 }
 decided() {    # NAME
 	dmerge "$1-ref.trace" "$1-opt.trace" >"$1.obl" &&
-	dexec "$1.obl" >"$1.sym" &&
+	dexec $case_budget "$1.obl" >"$1.sym" &&
 	dcat "$1.sym" | jq -s -e "(map(select(.t == \"unsupported\" or .t == \"finding\")) | length == 0) and
 		(map(select(.t == \"writes\")) | length == 2)"
 }
