@@ -339,7 +339,6 @@ static bool eval_ents(struct dx_launch *L, const struct expr *dom, const struct 
 	return ok;
 }
 
-
 /* A shared tile re-read many times asks for the same store's entries at
  * every load (check_uninit): they are kept per launch, by (dom, off),
  * which hash-consing makes pointers, up to ENTS_KEPT_MAX entries in all. */
