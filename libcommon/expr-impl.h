@@ -2,7 +2,8 @@
  * expr-impl.h: internals shared by the files that implement expr.h
  * (expr.c: context, interning, queries, substitution; expr-simp.c: the
  * simplifying constructors; expr-eval.c: folding and evaluation;
- * expr-print.c: text).  Nothing outside those files includes it.
+ * expr-print.c: text; expr-prog.c: compiled evaluation).  Nothing outside
+ * those files includes it.
  */
 #ifndef DIRIGO_EXPR_IMPL_H
 #define DIRIGO_EXPR_IMPL_H

@@ -8,8 +8,7 @@
  * tables (a store's address at every thread) run their conditions and
  * addresses this way.
  */
-#include "libcommon/expr.h"
-#include "libcommon/arena.h"
+#include "libcommon/expr-impl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,28 +28,6 @@ struct eprog {
 	uint32_t last[SLOTS_MAX];
 };
 
-struct idslot { uint32_t id, ix; };
-
-static size_t find(const struct idslot *tab, size_t cap, uint32_t id)
-{
-	size_t h = (id * 0x9e3779b9u) & (cap - 1);
-	while (tab[h].id && tab[h].id != id + 1)
-		h = (h + 1) & (cap - 1);
-	return h;
-}
-
-static void grow(struct idslot **tab, size_t *cap)
-{
-	size_t ncap = 2 * *cap;
-	struct idslot *nt = xcalloc(ncap, sizeof *nt);
-	for (size_t i = 0; i < *cap; i++)
-		if ((*tab)[i].id)
-			nt[find(nt, ncap, (*tab)[i].id - 1)] = (*tab)[i];
-	free(*tab);
-	*tab = nt;
-	*cap = ncap;
-}
-
 static void prog_free(struct eprog *p)
 {
 	free(p->node);
@@ -66,25 +43,24 @@ struct eprog *eprog_new(const struct expr *e, eprog_slot_fn slot, void *user, ui
 {
 	if (e->flags & (EXPR_F_DATA | EXPR_F_UNDEF))
 		return NULL;
-	size_t cap = 64, len = 0;
-	struct idslot *tab = xcalloc(cap, sizeof *tab);
+	struct idmap ix;             /* node id -> its index in order */
+	idmap_init(&ix);
 	VEC(const struct expr *) stack = { 0 };
 	VEC(const struct expr *) order = { 0 };
 	VEC(uint8_t) slots = { 0 };
 	struct eprog *p = xcalloc(1, sizeof *p);
 	bool ok = true;
 	VEC_PUSH(stack, e);
-	/* iterative post-order; tab maps id + 1 -> index in order */
+	/* iterative post-order */
 	while (stack.len && ok) {
 		const struct expr *x = stack.items[stack.len - 1];
-		size_t h = find(tab, cap, x->id);
-		if (tab[h].id) {
+		if (idmap_get(&ix, x->id)) {
 			stack.len--;
 			continue;
 		}
 		bool ready = true;
 		for (unsigned i = 0; i < x->nargs; i++)
-			if (!tab[find(tab, cap, x->args[i]->id)].id) {
+			if (!idmap_get(&ix, x->args[i]->id)) {
 				VEC_PUSH(stack, x->args[i]);
 				ready = false;
 			}
@@ -99,12 +75,10 @@ struct eprog *eprog_new(const struct expr *e, eprog_slot_fn slot, void *user, ui
 		}
 		if (k >= 0)
 			p->uses[k] = true;
-		tab[h] = (struct idslot){ x->id + 1, (uint32_t)order.len };
+		idmap_put(&ix, x->id, order.len);
 		VEC_PUSH(order, x);
 		VEC_PUSH(slots, (uint8_t)(k + 1));
 		p->nargs += x->nargs;
-		if (2 * (++len) > cap)
-			grow(&tab, &cap);
 	}
 	if (ok) {
 		p->n = (uint32_t)order.len;
@@ -123,13 +97,13 @@ struct eprog *eprog_new(const struct expr *e, eprog_slot_fn slot, void *user, ui
 			if (p->slot[i])
 				p->deps[i] = (uint16_t)(1u << (p->slot[i] - 1));
 			for (unsigned j = 0; j < x->nargs; j++) {
-				uint32_t ix = tab[find(tab, cap, x->args[j]->id)].ix;
-				p->args[a++] = ix;
-				p->deps[i] |= p->deps[ix];
+				uint32_t at = (uint32_t)*idmap_get(&ix, x->args[j]->id);
+				p->args[a++] = at;
+				p->deps[i] |= p->deps[at];
 			}
 		}
 	}
-	free(tab);
+	idmap_free(&ix);
 	VEC_FREE(stack);
 	VEC_FREE(order);
 	VEC_FREE(slots);
@@ -138,6 +112,14 @@ struct eprog *eprog_new(const struct expr *e, eprog_slot_fn slot, void *user, ui
 		return NULL;
 	}
 	return p;
+}
+
+int eprog_thread_slot(const struct expr *leaf, void *user)
+{
+	(void)user;
+	if ((leaf->op != EOP_TID && leaf->op != EOP_CTAID) || leaf->u > 2)
+		return -1;
+	return (leaf->op == EOP_CTAID ? 3 : 0) + (int)leaf->u;
 }
 
 bool eprog_uses(const struct eprog *p, unsigned slot)
