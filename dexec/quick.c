@@ -40,8 +40,9 @@ enum { NCOORD = DX_NCOORD };
 
 static bool coord_of(const struct expr *e, unsigned *k)
 {
-	if ((e->op == EOP_TID || e->op == EOP_CTAID) && e->u < 3) {
-		*k = (e->op == EOP_CTAID ? 3 : 0) + (unsigned)e->u;
+	int t = eprog_thread_slot(e, NULL);
+	if (t >= 0) {
+		*k = (unsigned)t;
 		return true;
 	}
 	if (e->op == EOP_VAR && DX_IS_T2VAR(e->u) && (e->u & 0xff) < 3) {

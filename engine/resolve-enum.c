@@ -134,18 +134,10 @@ static void tab_put(struct wtab_cache *c, struct wtab *t)
 
 /* ---- building a table -------------------------------------------------------------- */
 
-static int coord_slot(const struct expr *leaf, void *user)
-{
-	(void)user;
-	if ((leaf->op != EOP_TID && leaf->op != EOP_CTAID) || leaf->u > 2)
-		return -1;
-	return (leaf->op == EOP_CTAID ? 3 : 0) + (int)leaf->u;
-}
-
 static bool coord_val(const struct expr *leaf, struct evalue *out, void *user)
 {
 	const uint32_t *x = user;
-	int k = coord_slot(leaf, NULL);
+	int k = eprog_thread_slot(leaf, NULL);
 	if (k < 0)
 		return false;
 	memset(out, 0, sizeof *out);
@@ -198,8 +190,8 @@ static struct wtab *build(const struct inv_query *q, struct deadline_check *dl)
 	bool dom_true = e_is_true(q->dom_t);
 	/* the address and domain compiled once: a table evaluates them at up
 	 * to TAB_MAX_THREADS threads */
-	struct eprog *pd = dom_true ? NULL : eprog_new(q->dom_t, coord_slot, NULL, PROG_NODES_MAX);
-	struct eprog *pa = eprog_new(q->addr, coord_slot, NULL, PROG_NODES_MAX);
+	struct eprog *pd = dom_true ? NULL : eprog_new(q->dom_t, eprog_thread_slot, NULL, PROG_NODES_MAX);
+	struct eprog *pa = eprog_new(q->addr, eprog_thread_slot, NULL, PROG_NODES_MAX);
 	/* the conjuncts of the domain over the block alone (a store on a
 	 * boundary path: ctaid.x == last), tried once per block: a block
 	 * where one is false has no thread in the table */
@@ -212,7 +204,7 @@ static struct wtab *build(const struct inv_query *q, struct deadline_check *dl)
 		nc = q->dom_t->nargs;
 	}
 	for (unsigned i = 0; i < nc && nbp < BLOCK_PARTS_MAX; i++) {
-		struct eprog *p = eprog_new(cj[i], coord_slot, NULL, PROG_NODES_MAX);
+		struct eprog *p = eprog_new(cj[i], eprog_thread_slot, NULL, PROG_NODES_MAX);
 		if (p && !eprog_uses(p, 0) && !eprog_uses(p, 1) && !eprog_uses(p, 2))
 			bp[nbp++] = p;
 		else

@@ -345,6 +345,8 @@ long double efun_eval(enum efun f, enum emode mode, long double x, long double y
  * slot changed since the last run. */
 struct eprog;
 typedef int (*eprog_slot_fn)(const struct expr *leaf, void *user);
+/* The slot of a thread's coordinates: tid.x..z 0-2, ctaid.x..z 3-5. */
+int eprog_thread_slot(const struct expr *leaf, void *user);
 struct eprog *eprog_new(const struct expr *e, eprog_slot_fn slot, void *user, uint32_t max_nodes);
 bool eprog_uses(const struct eprog *p, unsigned slot);
 const struct evalue *eprog_run(struct eprog *p, const uint32_t *x);
