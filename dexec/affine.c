@@ -288,8 +288,7 @@ static bool project(struct actx *c, const struct form *f, bool cheap, i128 *lo, 
  * the window of lo. */
 static bool one_window(i128 lo, i128 hi, i128 base, i128 m, i128 *k)
 {
-	i128 a = lo - base;
-	*k = a >= 0 ? a / m : -((-a + m - 1) / m);
+	*k = floor_div(lo - base, m);
 	return hi - base < (*k + 1) * m;
 }
 
@@ -542,9 +541,8 @@ static bool quotient(struct actx *c, const struct expr *x, i128 d, bool sgn, str
 	i128 lo, hi;
 	struct form xn = *xv;
 	narrow_range(c, &xn, &lo, &hi);
-	i128 qlo = lo >= 0 ? lo / d : -((-lo + d - 1) / d), qhi = hi >= 0 ? hi / d : -((-hi + d - 1) / d);
 	bool made;
-	if (!qr_vars(c, x, sgn ? -d : d, false, qlo, qhi, 0, d - 1, q, r, &made))
+	if (!qr_vars(c, x, sgn ? -d : d, false, floor_div(lo, d), floor_div(hi, d), 0, d - 1, q, r, &made))
 		return false;
 	return !made || (division_rows(c, xv, d, q, r) && chain_rows(c, x, d, sgn, only_var(c, q)));
 }
