@@ -205,19 +205,21 @@ static void note_access(struct dx_launch *L, struct dx_bundle *b, const struct p
 }
 
 /* Reports a read that no earlier write of the block can reach (cheap: only
- * when no visible write may overlap it for any pair of threads). */
+ * when no visible write may overlap it for any pair of threads; not tried
+ * past UNINIT_WRITES_MAX shared writes). */
+#define UNINIT_WRITES_MAX 64
 static void check_uninit(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
                          const struct expr *dom, const struct expr *off, unsigned size)
 {
 	struct dx_shared *sh = L->sh;
 	struct ectx *cx = L->cx;
-	if (sh->uninit_found || sh->writes.len > 64)
+	if (sh->uninit_found || sh->writes.len > UNINIT_WRITES_MAX)
 		return;
 	/* enumeration first, over every write: a tile's element is usually
 	 * written by another logical thread than the one whose own stores the
 	 * enumeration cannot place, and one write seen to overlap settles the
 	 * read without asking the solver about the others */
-	int8_t k[64];
+	int8_t k[UNINIT_WRITES_MAX];
 	for (size_t i = 0; i < sh->writes.len; i++) {
 		const struct sym_shwrite *w = &sh->writes.items[i];
 		k[i] = 0;
