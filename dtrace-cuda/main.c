@@ -99,7 +99,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 }
 
 /* Says what became of the program; returns the exit status for it.
- * unsupported: status 3 means "unsupported" (the torch recorder's). */
+ * unsupported: status 3 means "unsupported" (the torch recorder's); so it
+ * does after a "tunsupported" record of the runtime's (blas.c). */
 static int report(const struct run *r, bool unsupported)
 {
 	const char *prog = r->argv[0];
@@ -116,7 +117,7 @@ static int report(const struct run *r, bool unsupported)
 		     prog, r->signal, strsignal(r->signal));
 		return EXIT_TROUBLE;
 	}
-	if (unsupported && r->status == EXIT_UNDECIDED) {
+	if ((unsupported || r->unsupported) && r->status == EXIT_UNDECIDED) {
 		warn("'%s' is unsupported (see above); the trace is written", prog);
 		return EXIT_UNDECIDED;
 	}

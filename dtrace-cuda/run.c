@@ -188,6 +188,8 @@ static bool forward(struct run *r, const msgpack_object *o)
 	const msgpack_object *t = obj_get(o, "t");
 	if (obj_is_str(t, "header") || obj_is_str(t, "end") || !out_raw_object(r->out, o))
 		return false;
+	if (obj_is_str(t, "tunsupported"))
+		r->unsupported = true;
 	r->records++;
 	return true;
 }

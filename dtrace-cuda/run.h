@@ -34,6 +34,8 @@ struct run {
 	int status;                /* exit status, 128+N for signal N */
 	int signal;                /* the signal that ended it, or 0 */
 	bool truncated;            /* records ended in the middle of one */
+	bool unsupported;          /* a "tunsupported" record came: the
+	                              runtime met a call it cannot record */
 	uint64_t records;          /* records copied */
 };
 

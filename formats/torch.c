@@ -3,6 +3,7 @@
  * (dirigo-trace(5), TORCH RECORDS; types in torch.h).
  */
 #include "formats/torch.h"
+#include "formats/trace.h"
 
 #include <string.h>
 
@@ -160,10 +161,7 @@ void torch_write_output(struct stream_out *w, const struct torch_output *r)
 
 void torch_write_unsupported(struct stream_out *w, const struct torch_unsupported *r)
 {
-	out_begin(w, "tunsupported");
-	out_kstr(w, "op", r->op);
-	out_kstr(w, "message", r->message);
-	out_end(w);
+	trace_write_unsupported(w, r->op, r->message);
 }
 
 /* ---- reading ------------------------------------------------------------ */

@@ -143,6 +143,14 @@ void trace_write_end(struct stream_out *w, const struct trace_end *r)
 	out_end(w);
 }
 
+void trace_write_unsupported(struct stream_out *w, const char *op, const char *message)
+{
+	out_begin(w, "tunsupported");
+	out_kstr(w, "op", op);
+	out_kstr(w, "message", message);
+	out_end(w);
+}
+
 /* ---- reading ------------------------------------------------------------ */
 
 /* A u32 field; values that do not fit are errors. */

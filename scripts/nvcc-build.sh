@@ -2,6 +2,7 @@
 # nvcc-build.sh SRC OUT [NVCC-OPTIONS...]: compile a standalone CUDA program
 # with the runtime linked dynamically (so dtrace-cuda can trace it):
 #   nvcc -cudart shared -O2 -lineinfo [NVCC-OPTIONS] -o OUT SRC
+# A line `// build-flags: OPTIONS` in SRC adds OPTIONS (e.g. -lcublas).
 # Results are cached under build/cuda-cache by a hash of the source (with
 # the files it includes with #include "..."), the options and the nvcc
 # version, so reruns are instant.
@@ -34,6 +35,9 @@ closure() {
 		[ -r "$f" ] && closure "$f" $((${2:-0} + 1))
 	done
 }
+own=$(sed -n 's,^// build-flags:[ \t]*,,p' "$src" | head -n 1)
+# shellcheck disable=SC2086 # the options are words
+set -- "$@" $own
 key=$( { closure "$src"; printf '%s\n' "$@"; "$nvcc" --version; } | sha256sum | cut -c1-32)
 hit=$cache/$key
 if [ ! -x "$hit" ]; then

@@ -140,9 +140,7 @@ static void record_launch(struct shim_func *f, const struct ptx_func *pf, dim3 g
 	free(ta);
 }
 
-/* Records a launch of f; record mode also checks it as the real runtime
- * would.  Returns an error for the program, or cudaSuccess. */
-static cudaError_t launch_note(struct shim_func *f, dim3 grid, dim3 block, void **args,
+cudaError_t shim_launch(struct shim_func *f, dim3 grid, dim3 block, void **args,
                                size_t shmem)
 {
 	if (shim_forward()) {
@@ -180,7 +178,7 @@ cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
 	shim_lock();
 	struct shim_func *f = shim_func_find(kernel);
 	shim_unlock();
-	cudaError_t e = launch_note(f, gridDim, blockDim, args, sharedMem);
+	cudaError_t e = shim_launch(f, gridDim, blockDim, args, sharedMem);
 	if (shim_forward_device())
 		return REAL(__cudaLaunchKernel)(kernel, gridDim, blockDim, args, sharedMem, stream);
 	return e;
@@ -193,7 +191,7 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 bloc
 	shim_lock();
 	struct shim_func *f = shim_func_find(kernel);
 	shim_unlock();
-	cudaError_t e = launch_note(f, gridDim, blockDim, args, sharedMem);
+	cudaError_t e = shim_launch(f, gridDim, blockDim, args, sharedMem);
 	if (shim_forward_device())
 		return REAL(__cudaLaunchKernel_ptsz)(kernel, gridDim, blockDim, args, sharedMem,
 		                                     stream);
@@ -207,7 +205,7 @@ SHIM_EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 bl
 	shim_lock();
 	struct shim_func *f = shim_func_find(func);
 	shim_unlock();
-	cudaError_t e = launch_note(f, gridDim, blockDim, args, sharedMem);
+	cudaError_t e = shim_launch(f, gridDim, blockDim, args, sharedMem);
 	if (shim_forward_device())
 		return REAL(cudaLaunchKernel)(func, gridDim, blockDim, args, sharedMem, stream);
 	return e;
@@ -220,7 +218,7 @@ SHIM_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, di
 	shim_lock();
 	struct shim_func *f = shim_func_find(func);
 	shim_unlock();
-	cudaError_t e = launch_note(f, gridDim, blockDim, args, sharedMem);
+	cudaError_t e = shim_launch(f, gridDim, blockDim, args, sharedMem);
 	if (shim_forward_device())
 		return REAL(cudaLaunchKernel_ptsz)(func, gridDim, blockDim, args, sharedMem, stream);
 	return e;

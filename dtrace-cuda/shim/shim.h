@@ -165,6 +165,12 @@ void shim_module_use(struct shim_module *m);
 struct shim_func *shim_func_find(const void *host);
 struct shim_var *shim_var_find(const void *host);
 
+/* Records a launch of f (a kernel of the program's, or one of dirigo's
+ * own, blas.c); record mode also checks it as the real runtime would.
+ * Returns an error for the program, or cudaSuccess.  Forward mode only
+ * records: the caller makes the real call. */
+cudaError_t shim_launch(struct shim_func *f, dim3 grid, dim3 block, void **args, size_t shmem);
+
 /* Records managed buffers the host has changed since last recorded. */
 void shim_sync_managed(void);
 

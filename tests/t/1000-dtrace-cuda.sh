@@ -142,4 +142,32 @@ test_expect_success 'no program: usage, exit 2' '
 	grep "^usage: dtrace-cuda" err
 '
 
+test_expect_success 'cuBLAS: statuses as cuBLAS gives them, products as launches of dirigo_cublas_sgemm' '
+	"$ROOT/scripts/nvcc-build.sh" "$PROGS/cublas-calls.cu" cublas-calls -lcublas &&
+	dtrace-cuda -- ./cublas-calls >cublas.trace 2>err &&
+	grep "^create CUBLAS_STATUS_SUCCESS" err &&
+	grep "^math 3" err &&
+	grep "^bad lda CUBLAS_STATUS_INVALID_VALUE" err &&
+	grep "^identity CUBLAS_STATUS_SUCCESS" err &&
+	grep "^gemm CUBLAS_STATUS_SUCCESS" err &&
+	grep "^gemmex CUBLAS_STATUS_SUCCESS" err &&
+	grep "^destroy CUBLAS_STATUS_SUCCESS" err &&
+	recs cublas.trace "select(.t==\"launch\") | [.module, .kernel, .grid, .block]" >actual &&
+	printf "%s\n" "[0,\"dirigo_cublas_sgemm\",[1,1,1],[16,16,1]]" \
+		"[0,\"dirigo_cublas_sgemm\",[1,1,1],[16,16,1]]" >expect &&
+	test_cmp expect actual &&
+	recs cublas.trace "select(.t==\"launch\") | [.args[0,1,2,3,4,7,10,14].raw[\"\$bin\"]] | join(\" \")" >actual &&
+	printf "%s\n" "\"AAAAAA== AAAAAA== BgAAAA== BQAAAA== BAAAAA== BgAAAA== BAAAAA== BgAAAA==\"" \
+		"\"AQAAAA== AAAAAA== BgAAAA== BQAAAA== BAAAAA== BAAAAA== BAAAAA== BgAAAA==\"" >expect &&
+	test_cmp expect actual &&
+	recs cublas.trace "select(.t==\"module\") | .ptx" >ptx.json &&
+	grep "\\.entry dirigo_cublas_sgemm" ptx.json
+'
+
+test_expect_success 'cuBLAS: alpha in device memory is unsupported: exit 3, named' '
+	test_must_fail --status=3 dtrace-cuda -- ./cublas-calls device >cublas-dev.trace 2>err &&
+	grep "unsupported: cublasSgemm: alpha in device memory" err &&
+	! grep "device pointer mode was recorded" err
+'
+
 test_done

@@ -284,10 +284,19 @@ def build_side(ref_path, opt_path, side, seed):
 
 def cmd_build(o):
     ext.install()
-    if opt_kind(o.opt) == "modelnew":
-        load_module(o.opt, "dirigo_opt", ("ModelNew",))
-    else:
-        ext.load_cu(o.opt)
+    # The build runs without the recording runtime, so the calls only the
+    # runtime provides (cuBLAS: shim/blas.c) are bound when first called,
+    # which a build never does; a trace, under the runtime, binds every
+    # call at import and names one that nothing provides.
+    flags = sys.getdlopenflags()
+    sys.setdlopenflags((flags & ~os.RTLD_NOW) | os.RTLD_LAZY)
+    try:
+        if opt_kind(o.opt) == "modelnew":
+            load_module(o.opt, "dirigo_opt", ("ModelNew",))
+        else:
+            ext.load_cu(o.opt)
+    finally:
+        sys.setdlopenflags(flags)
     return OK
 
 
