@@ -11,7 +11,9 @@
  *                  ties to even) and saturate like PTX cvt
  *   EOP_FUN     -> uninterpreted Real -> Real functions (pow: Real x Real)
  *                  with sound facts (sqrt >= 0, exp > 0, tanh in (-1,1) and
- *                  odd, ...); floor/ceil/trunc/rint are exact, rcp_approx is
+ *                  odd, exp and exp2 bounded by their values at a few
+ *                  steps, the signs of log and log1p, ...);
+ *                  floor/ceil/trunc/rint are exact, rcp_approx is
  *                  1/x (fast-math taken as exact, paper 4.2)
  *   UNDEF       -> a fresh unknown per node
  *   INPUT/ELEM/VAR/TID/CTAID -> named constants ("in3@12:f32", "tid.x")
@@ -541,11 +543,26 @@ static Z3_ast app(struct smt *s, enum efun f, Z3_ast x)
 	return K(s, Z3_mk_app(s->z, fundecl(s, f), 1, &x));
 }
 
+/* Points c where monotone functions get a step bound: x <= c gives
+ * f(x) <= f(c) and x >= -c gives f(x) >= f(-c) (exp, exp2), so that a
+ * value below a threshold (softplus's exp(x) for x < -20 against
+ * log1p(exp(x))) is known to be small: linear facts, cheap to carry. */
+static const double steps[] = { -1, -2, -5, -10, -20, -40, -80 };
+#define NSTEPS (sizeof steps / sizeof *steps)
+
+/* f(c) rounded up (down: -1) to a double that bounds the true value:
+ * libm's exp is within an ulp, two steps away is outside it. */
+static double bound_exp(double c, int dir)
+{
+	double v = exp(c), to = dir > 0 ? INFINITY : 0;
+	return nextafter(nextafter(v, to), to);
+}
+
 /* Sound facts about r = f(x). */
 static Z3_ast fun_facts(struct smt *s, enum efun f, Z3_ast r, Z3_ast x)
 {
 	Z3_ast zero = rnum(s, 0), one = rnum(s, 1), m1 = rnum(s, -1);
-	Z3_ast v[6];
+	Z3_ast v[8 + 2 * NSTEPS];
 	unsigned n = 0;
 	switch (f) {
 	case EF_SQRT:
@@ -559,19 +576,36 @@ static Z3_ast fun_facts(struct smt *s, enum efun f, Z3_ast r, Z3_ast x)
 		v[n++] = mk_lt(s, zero, r);
 		v[n++] = mk_le(s, mk_add2(s, one, x), r);   /* e^x >= 1 + x */
 		v[n++] = mk_implies(s, mk_eq(s, x, zero), mk_eq(s, r, one));
+		v[n++] = mk_implies(s, mk_le(s, x, zero), mk_le(s, r, one));
+		for (size_t i = 0; i < NSTEPS; i++) {
+			double c = steps[i];
+			v[n++] = mk_implies(s, mk_le(s, x, rnum(s, c)), mk_le(s, r, rnum(s, bound_exp(c, 1))));
+			v[n++] = mk_implies(s, mk_le(s, rnum(s, -c), x), mk_le(s, rnum(s, bound_exp(-c, -1)), r));
+		}
 		break;
 	case EF_EXP2:
 		v[n++] = mk_lt(s, zero, r);
 		v[n++] = mk_implies(s, mk_eq(s, x, zero), mk_eq(s, r, one));
+		v[n++] = mk_implies(s, mk_le(s, x, zero), mk_le(s, r, one));
+		v[n++] = mk_implies(s, mk_le(s, zero, x), mk_le(s, one, r));
+		for (size_t i = 0; i < NSTEPS; i++) {   /* 2^c is exact */
+			double c = steps[i];
+			v[n++] = mk_implies(s, mk_le(s, x, rnum(s, c)), mk_le(s, r, rnum(s, ldexp(1, (int)c))));
+			v[n++] = mk_implies(s, mk_le(s, rnum(s, -c), x), mk_le(s, rnum(s, ldexp(1, (int)-c)), r));
+		}
 		break;
 	case EF_LOG: case EF_LOG2:
 		v[n++] = mk_implies(s, mk_eq(s, x, one), mk_eq(s, r, zero));
+		v[n++] = mk_implies(s, mk_le(s, one, x), mk_le(s, zero, r));    /* monotone */
+		v[n++] = mk_implies(s, mk_and2(s, mk_lt(s, zero, x), mk_le(s, x, one)), mk_le(s, r, zero));
 		if (f == EF_LOG)   /* ln x <= x - 1 */
 			v[n++] = mk_implies(s, mk_lt(s, zero, x), mk_le(s, r, mk_add2(s, x, m1)));
 		break;
 	case EF_LOG1P:
 		v[n++] = mk_implies(s, mk_eq(s, x, zero), mk_eq(s, r, zero));
 		v[n++] = mk_implies(s, mk_lt(s, m1, x), mk_le(s, r, x));
+		v[n++] = mk_implies(s, mk_le(s, zero, x), mk_le(s, zero, r));   /* monotone */
+		v[n++] = mk_implies(s, mk_and2(s, mk_lt(s, m1, x), mk_le(s, x, zero)), mk_le(s, r, zero));
 		break;
 	case EF_TANH: case EF_ERF: {
 		v[n++] = mk_and2(s, mk_lt(s, m1, r), mk_lt(s, r, one));
