@@ -4,8 +4,8 @@
 # (tests/t/programs/ext): where the cache lives, nvcc's phases run at once
 # with the host code at -O0 and the PTX nvcc gives, cache hits, concurrent
 # builders, keys that do not depend on the checkout, the precompiled
-# header of a header prefix, a source that names its own module, and a
-# source that does not compile.
+# header of a header prefix, a source that names its own module, a
+# source that does not compile, and one that calls cuBLAS.
 #
 # Skipped without a python3 that imports torch, without nvcc, or without
 # torch's C++ headers and pybind11.  Each test run builds into its own
@@ -173,6 +173,16 @@ test_expect_success 'traced without building ahead: the optimized side builds it
 	grep -q "broken.cu.*undeclared_name" err &&
 	test_must_fail dmerge <out >/dev/null 2>merr &&
 	grep -q dtrace-cuda merr
+'
+
+# level-1 2_, 7_ and 8_ call cublasSgemm, which only the record-only
+# runtime provides: the build imports the extension binding lazily
+test_expect_success 'an extension that calls cuBLAS: --build-only imports it (names bound lazily)' '
+	cp "$EXT/gemm.cu" . &&
+	test_must_fail "$PY" -c "import sys; from dirigo_trace import ext; ext.load_cu(sys.argv[1])" \
+		gemm.cu 2>now.err &&
+	grep -q "undefined symbol: cublas" now.err &&
+	dtrace-cuda --kernelbench --build-only "$ROOT/tests/kernelbench/scale-bias-relu/ref.py" gemm.cu 2>err
 '
 
 test_done
