@@ -1,6 +1,10 @@
 /*
  * ew.c: elementwise ops: activations, unary math, broadcasting binary ops
- * with tensors or scalars, comparisons (as 1/0), where (and masked_fill, a where), clamp.
+ * with tensors or scalars, comparisons (as 1/0), where (and masked_fill, a where), clamp;
+ * tensors of one value shaped like an operand (zeros_like, ones_like,
+ * full_like, fill), and logical_not, 1 where the operand is 0, else 0
+ * (bitwise_not is not: bools are recorded as u8, and ~ of a u8 is not
+ * logic).
  *
  * Attributes: opnd[0..2] the tensor operands (self, other, third);
  * s[0..3] scalars (the scalar operand, alpha, min/max, slope, beta, ...).
@@ -17,6 +21,7 @@ enum {
 	U_CLAMP_MIN, U_CLAMP_MAX, U_NEG, U_ABS, U_EXP, U_EXPM1, U_LOG, U_LOG2,
 	U_LOG1P, U_SQRT, U_RSQRT, U_RECIP, U_ERF, U_SIN, U_COS, U_FLOOR, U_CEIL,
 	U_TRUNC, U_ROUND, U_SIGN, U_SQUARE, U_LOGSIGMOID, U_RELU6, U_GELU_TANH_UNUSED,
+	U_FILL, U_NOT,
 	/* binary: self and other (tensor or scalar) */
 	B_ADD, B_SUB, B_RSUB, B_MUL, B_DIV, B_POW, B_POW_SCALAR, B_MAXIMUM,
 	B_MINIMUM, B_GT, B_GE, B_LT, B_LE, B_EQ, B_NE, B_XLOGY,
@@ -39,6 +44,8 @@ const struct op_def ew_defs[] = {
 	UN("floor", U_FLOOR), UN("ceil", U_CEIL), UN("trunc", U_TRUNC), UN("round", U_ROUND),
 	UN("sign", U_SIGN), UN("square", U_SQUARE), UN("log_sigmoid_forward", U_LOGSIGMOID),
 	UN("relu6", U_RELU6),
+	UN("zeros_like", U_FILL), UN("ones_like", U_FILL), UN("full_like", U_FILL),
+	UN("fill.Scalar", U_FILL), UN("logical_not", U_NOT),
 	UN("add.Tensor", B_ADD), UN("add.Scalar", B_ADD), UN("sub.Tensor", B_SUB),
 	UN("sub.Scalar", B_SUB), UN("rsub.Tensor", B_RSUB), UN("rsub.Scalar", B_RSUB),
 	UN("mul.Tensor", B_MUL), UN("mul.Scalar", B_MUL), UN("div.Tensor", B_DIV),
@@ -166,6 +173,12 @@ bool ew_bind(struct bind *b, int kind)
 	case U_CLAMP_MIN: case U_CLAMP_MAX:
 		operand_or_scalar(b, kind == U_CLAMP_MIN ? "min" : "max", 1, S_A, 0);
 		break;
+	case U_FILL: {
+		const char *n = b->call->op;
+		at->s[S_A] = strstr(n, "zeros") ? 0 : strstr(n, "ones") ? 1 :
+		             b_num(b, strstr(n, "full") ? "fill_value" : "value", 0, NULL);
+		break;
+	}
 	case U_ROUND:
 		if (b_int(b, "decimals", 0) != 0)
 			return bind_fail(b, "round with decimals is not modelled");
@@ -282,6 +295,7 @@ static V unary(struct alg *A, int kind, const struct op_attrs *at, V x)
 	case U_ROUND: return a_fun(A, EF_RINT, x);
 	case U_SIGN: return a_lt(A, zero, x, one, a_lt(A, x, zero, a_k(A, -1), zero));
 	case U_SQUARE: return a_mul(A, x, x);
+	case U_NOT: return a_eqz(A, x, one, zero);
 	case U_LOGSIGMOID:   /* -softplus(-x), as min(x,0) - log1p(exp(-|x|)) */
 		return a_sub(A, a_min(A, x, zero),
 		             a_fun(A, EF_LOG1P, a_fun(A, EF_EXP, a_neg(A, a_abs(A, x)))));
@@ -309,6 +323,8 @@ V ew_elem(struct alg *A, unsigned r, const int64_t *idx)
 	const struct op_attrs *at = &A->in->at;
 	V zero = a_k(A, 0), one = a_k(A, 1);
 	(void)r;
+	if (at->kind == U_FILL)          /* the operand's shape, not its values */
+		return a_k(A, at->s[S_A]);
 	if (at->kind < B_ADD) {
 		V x = arg(A, idx, 0, S_OTHER);
 		if (at->kind == U_CLAMP_MIN)

@@ -9,15 +9,18 @@
  * Attributes: opnd[0] self (copy_: src; cat: the first operand); kind;
  * v[0] permutation / i[0..2] dim, start, step / index; cat: i[0] dim,
  * in_start[j] where operand j starts along it (any number of operands up
- * to OP_MAX_OPERANDS, found by bisection); stack: i[0] the new dim; split: i[0] dim, i[1] split size, result r the chunk
- * from r * i[1]; flip: v[0][d] 1 where dimension d is reversed.
+ * to OP_MAX_OPERANDS, found by bisection); stack: i[0] the new dim;
+ * split: i[0] dim, i[1] split size, result r the chunk from r * i[1];
+ * flip: v[0][d] 1 where dimension d is reversed; constant_pad_nd (F.pad's
+ * constant mode): v[0][d] the padding before dimension d (negative: a
+ * cut), s[0] the value of the padding.
  */
 #include "engine/ops/ops-impl.h"
 
 #include <string.h>
 
 enum { V_SAME, V_PERMUTE, V_TRANSPOSE, V_T, V_EXPAND, V_SLICE, V_SELECT, V_COPY, V_REPEAT, V_CAT, V_STACK, V_SPLIT,
-       V_FLIP };
+       V_FLIP, V_PAD };
 
 #define VW(n, k) { "aten::" n, view_bind, view_elem, k, true }
 const struct op_def view_defs[] = {
@@ -32,6 +35,7 @@ const struct op_def view_defs[] = {
 	VW("select.int", V_SELECT), VW("copy", V_COPY), VW("repeat", V_REPEAT), VW("cat", V_CAT),
 	VW("concat", V_CAT), VW("stack", V_STACK), VW("split.Tensor", V_SPLIT),
 	VW("unsafe_split.Tensor", V_SPLIT), VW("flip", V_FLIP),
+	{ "aten::constant_pad_nd", view_bind, view_elem, V_PAD, false },  /* adds elements */
 	{ NULL, NULL, NULL, 0, false }
 };
 
@@ -245,6 +249,28 @@ static bool split_bind(struct bind *b, const struct op_shape *x)
 	return true;
 }
 
+/* constant_pad_nd(pad, value): pad holds (before, after) pairs from the
+ * last dimension backwards; a negative amount cuts. */
+static bool pad_bind(struct bind *b, const struct op_shape *x, struct op_shape *r)
+{
+	struct op_attrs *at = &b->in->at;
+	int64_t p[2 * OP_MAX_DIMS];
+	unsigned n = b_ints(b, "pad", p, 2 * OP_MAX_DIMS);
+	if (n % 2 || n / 2 > x->ndim)
+		return bind_fail(b, "%u padding amounts for %u dims", n, x->ndim);
+	for (unsigned d = 0; d < x->ndim; d++)
+		at->v[0][d] = 0;
+	for (unsigned j = 0; j < n / 2; j++) {
+		unsigned d = x->ndim - 1 - j;
+		at->v[0][d] = p[2 * j];
+		r->dim[d] = x->dim[d] + p[2 * j] + p[2 * j + 1];
+		if (r->dim[d] < 0)
+			return bind_fail(b, "dim %u padded to %lld", d, (long long)r->dim[d]);
+	}
+	at->s[0] = b_scalar_round(b, b_num(b, "value", 0, NULL));
+	return true;
+}
+
 /* Binds a view op of the given kind: its operand, result shape and
  * attributes. */
 bool view_bind(struct bind *b, int kind)
@@ -337,6 +363,10 @@ bool view_bind(struct bind *b, int kind)
 		break;
 	case V_SPLIT:
 		return split_bind(b, x);
+	case V_PAD:
+		if (!pad_bind(b, x, &r))
+			return false;
+		break;
 	case V_COPY: {
 		int self = b_opnd(b, "self");
 		if (self < 0)
@@ -371,6 +401,13 @@ V view_elem(struct alg *A, unsigned r, const int64_t *idx)
 	case V_FLIP:
 		for (unsigned i = 0; i < x->ndim; i++)
 			xi[i] = at->v[0][i] ? x->dim[i] - 1 - idx[i] : idx[i];
+		return a_in(A, k, ix_ravel(xi, x));
+	case V_PAD:
+		for (unsigned i = 0; i < x->ndim; i++) {
+			xi[i] = idx[i] - at->v[0][i];
+			if (xi[i] < 0 || xi[i] >= x->dim[i])
+				return a_k(A, at->s[0]);
+		}
 		return a_in(A, k, ix_ravel(xi, x));
 	case V_EXPAND:
 		return a_in(A, k, ix_bcast(idx, in->res[0].ndim, x));
