@@ -173,6 +173,8 @@ def cases():
     yield "full_like", lambda a: torch.full_like(a, 0.25) - a, [r(3, 4)]
     yield "fill", lambda a: a.clone().fill_(1.5) * a, [r(3, 4)]
     yield "logical_not", lambda a: torch.logical_not(a > 0).to(D) + a, [r(3, 4)]
+    # ~ of a bool mask is recorded as logical_not (recorder.py)
+    yield "not-mask", lambda a: a.masked_fill(~(a > 0.2), -2.0) * 2, [r(3, 4)]
     yield "transpose-squeeze", lambda a: a.transpose(0, 2).squeeze(1) * 2, [r(3, 1, 5)]
     yield "softsign-ops", F.softsign, [r(3, 4)]
     yield "diag-vector", lambda a: torch.diag(a), [r(4)]

@@ -481,6 +481,17 @@ class Recorder(TorchDispatchMode):
             self.busy = False
         return result
 
+    @staticmethod
+    def _name(info, named):
+        """The op's name for the trace: info.name, but ~ of a bool tensor
+        (a mask inverted: masked_fill(~mask, ...)) is recorded as the
+        logical_not it is, since bools are recorded as u8 (DTYPES), where
+        ~ would not be logic."""
+        if info.base in ("bitwise_not", "bitwise_not_") and named and \
+                isinstance(named[0][1], torch.Tensor) and named[0][1].dtype == torch.bool:
+            return info.name.replace("bitwise_not", "logical_not")
+        return info.name
+
     def _record(self, info, named, enc, result, random=False):
         # Results of an op on constants only are constants (judged before
         # the in-place writes below make new versions).
@@ -516,7 +527,8 @@ class Recorder(TorchDispatchMode):
             else:
                 ptr, fresh = None, True
             outs.append(self.tensor_id(r, fresh=fresh, data=random, ptr=ptr))
-        rec = {"t": "op", "seq": self.seq, "op": info.name, "args": enc, "outs": outs}
+        rec = {"t": "op", "seq": self.seq, "op": self._name(info, named), "args": enc,
+               "outs": outs}
         if mutated:
             rec["mutated"] = [{"arg": n, "tensor": self.tensor_id(t, data=random)}
                               for n, t in mutated]
