@@ -1047,8 +1047,69 @@ static size_t split_consts(exprvec *v, exprvec *konst)
 	return k;
 }
 
+/* The tagged infinity of sign s (-1, +1). */
+static const struct expr *inf_of(struct ectx *cx, int s)
+{
+	return e_undef_tag(cx, SORT_REAL, s < 0 ? E_UNDEF_NINF : E_UNDEF_PINF);
+}
+
+/* f of a tagged infinity where IEEE arithmetic gives a number (e^-inf is
+ * 0, sigmoid and tanh saturate), so that a masked_fill(-inf) before an
+ * exp or a softmax leaves no infinity behind; NULL elsewhere. */
+static const struct expr *fun_of_inf(struct ectx *cx, enum efun f, const struct expr *a)
+{
+	int s = e_is_inf(a, -1) ? -1 : e_is_inf(a, 1) ? 1 : 0;
+	if (!s)
+		return NULL;
+	switch (f) {
+	case EF_EXP: case EF_EXP2: return s < 0 ? e_real(cx, 0) : NULL;
+	case EF_SIGMOID: return e_real(cx, s < 0 ? 0 : 1);
+	case EF_TANH: case EF_ERF: return e_real(cx, s);
+	default: return NULL;
+	}
+}
+
+/* A sum or product over a tagged infinity: -inf + x is -inf for every
+ * (finite: a real) x, and so is -inf * c for a constant c > 0; the sign
+ * of such a product follows c.  NULL when the result is not an infinity
+ * of one sign (-inf + inf, inf * 0, inf * x with x not a constant, an
+ * argument otherwise undefined). */
+static const struct expr *nary_of_inf(struct ectx *cx, enum eop op, unsigned n,
+                                      const struct expr *const *args)
+{
+	int s = 0;
+	bool any = false;
+	for (unsigned i = 0; i < n; i++) {
+		const struct expr *x = args[i];
+		int xs = e_is_inf(x, -1) ? -1 : e_is_inf(x, 1) ? 1 : 0;
+		if (xs) {
+			if (any && op == EOP_FADD && xs != s)
+				return NULL;
+			s = any && op == EOP_FMUL ? s * xs : xs;
+			any = true;
+		} else if (x->flags & EXPR_F_UNDEF) {
+			return NULL;
+		}
+	}
+	if (!any)
+		return NULL;
+	if (op == EOP_FMUL)
+		for (unsigned i = 0; i < n; i++) {
+			if (e_is_inf(args[i], 0))
+				continue;
+			if (!is_real(args[i]) || x_real(args[i]) == 0)
+				return NULL;
+			if (x_real(args[i]) < 0)
+				s = -s;
+		}
+	return inf_of(cx, s);
+}
+
 static const struct expr *mk_fadd(struct ectx *cx, unsigned n, const struct expr *const *args)
 {
+	const struct expr *inf = nary_of_inf(cx, EOP_FADD, n, args);
+	if (inf)
+		return inf;
 	exprvec v = { 0 }, konst = { 0 };
 	for (unsigned i = 0; i < n; i++)
 		flatten(args[i], EOP_FADD, &v);
@@ -1093,6 +1154,12 @@ static const struct expr *mk_fadd(struct ectx *cx, unsigned n, const struct expr
 
 static const struct expr *mk_fmul(struct ectx *cx, unsigned n, const struct expr *const *args)
 {
+	const struct expr *inf = nary_of_inf(cx, EOP_FMUL, n, args);
+	if (inf)
+		return inf;
+	bool has_inf = false;
+	for (unsigned i = 0; i < n; i++)
+		has_inf |= e_is_inf(args[i], 0);
 	exprvec v = { 0 }, konst = { 0 };
 	bool neg = false;
 	for (unsigned i = 0; i < n; i++) {
@@ -1112,8 +1179,8 @@ static const struct expr *mk_fmul(struct ectx *cx, unsigned n, const struct expr
 	const struct expr *r;
 	for (size_t i = 0; i < konst.len; i++) {
 		double p, x = x_real(konst.items[i]);
-		if (x == 0) {
-			r = konst.items[i];   /* x * 0 = 0 for every real x */
+		if (x == 0 && !has_inf) {
+			r = konst.items[i];   /* x * 0 = 0 for every real x (not inf) */
 			goto out;
 		}
 		if (real_mul(acc, x, &p))
@@ -1140,6 +1207,8 @@ static const struct expr *mk_fneg(struct ectx *cx, const struct expr *a)
 {
 	if (is_real(a))
 		return e_real(cx, -x_real(a));
+	if (e_is_inf(a, 0))
+		return inf_of(cx, e_is_inf(a, -1) ? 1 : -1);
 	if (a->op == EOP_FNEG)
 		return a->args[0];
 	if (a->op == EOP_FMUL && is_real(a->args[a->nargs - 1])) {
@@ -1230,6 +1299,9 @@ static const struct expr *mk_fabs(struct ectx *cx, const struct expr *a)
 
 static const struct expr *mk_fun(struct ectx *cx, enum efun f, unsigned n, const struct expr *const *args)
 {
+	const struct expr *r;
+	if (n == 1 && (r = fun_of_inf(cx, f, args[0])))
+		return r;
 	if (n == 1 && is_real(args[0]) && isfinite(x_real(args[0]))) {
 		double x = x_real(args[0]);
 		switch (f) {

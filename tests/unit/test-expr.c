@@ -322,6 +322,31 @@ static void test_reals(struct ectx *cx)
 	ok(e_op1(cx, EOP_FABS, 0, 0, e_op1(cx, EOP_FNEG, 0, 0, x)) == e_op1(cx, EOP_FABS, 0, 0, x), "|-x| = |x|");
 }
 
+/* The tagged infinities of masked_fill(-inf): IEEE arithmetic where it
+ * gives a number or an infinity of one sign, undefined elsewhere. */
+static void test_infinities(struct ectx *cx)
+{
+	const struct expr *x = e_var(cx, 5, SORT_REAL);
+	const struct expr *ninf = e_undef_tag(cx, SORT_REAL, E_UNDEF_NINF);
+	const struct expr *pinf = e_undef_tag(cx, SORT_REAL, E_UNDEF_PINF);
+	ok(e_fun(cx, EF_EXP, 1, &ninf) == e_real(cx, 0), "exp(-inf) = 0");
+	ok(e_fun(cx, EF_EXP, 1, &pinf)->op == EOP_FUN, "exp(inf) stays");
+	ok(e_fun(cx, EF_SIGMOID, 1, &ninf) == e_real(cx, 0) &&
+	   e_fun(cx, EF_SIGMOID, 1, &pinf) == e_real(cx, 1), "sigmoid(-inf) = 0, sigmoid(inf) = 1");
+	ok(e_fun(cx, EF_TANH, 1, &ninf) == e_real(cx, -1), "tanh(-inf) = -1");
+	ok(e_op2(cx, EOP_FSUB, ninf, x) == ninf, "-inf - x = -inf");
+	ok(e_fun(cx, EF_EXP, 1, (const struct expr *[]){ e_op2(cx, EOP_FSUB, ninf, x) }) == e_real(cx, 0),
+	   "exp(-inf - max) = 0 (a masked softmax)");
+	ok(e_op1(cx, EOP_FNEG, 0, 0, ninf) == pinf, "-(-inf) = inf");
+	ok(e_op2(cx, EOP_FMUL, ninf, e_real(cx, 0.125)) == ninf, "-inf * 0.125 = -inf");
+	ok(e_op2(cx, EOP_FMUL, ninf, e_real(cx, -2)) == pinf, "-inf * -2 = inf");
+	const struct expr *nan = e_op2(cx, EOP_FMUL, ninf, e_real(cx, 0));
+	ok(!e_is_inf(nan, 0) && nan != e_real(cx, 0) && (nan->flags & EXPR_F_UNDEF),
+	   "-inf * 0 is neither an infinity nor 0: undefined");
+	ok(!e_is_inf(e_op2(cx, EOP_FMUL, ninf, x), 0), "-inf * x (sign unknown) is no infinity");
+	ok(!e_is_inf(e_op2(cx, EOP_FADD, ninf, pinf), 0), "-inf + inf is no infinity");
+}
+
 static bool tid_leaf(const struct expr *leaf, struct evalue *out, void *user)
 {
 	(void)user;
@@ -581,6 +606,7 @@ int main(void)
 	test_div_rules(cx);
 	test_bool_ite(cx);
 	test_reals(cx);
+	test_infinities(cx);
 	test_subst(cx);
 	test_at_thread_computed(cx);
 	test_eval(cx);
