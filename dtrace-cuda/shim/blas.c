@@ -325,6 +325,16 @@ static cublasStatus_t gemm_start(struct gemm *g, const char *call, cublasHandle_
 	return CUBLAS_STATUS_SUCCESS;
 }
 
+/* The matrices of g: pointers, leading dimensions and batch strides. */
+static void gemm_operands(struct gemm *g, const void *a, int lda, long long sa, const void *b,
+                          int ldb, long long sb, void *c, int ldc, long long sc, int batch)
+{
+	g->a = a, g->b = b, g->c = c;
+	g->lda = lda, g->ldb = ldb, g->ldc = ldc;
+	g->stride_a = sa, g->stride_b = sb, g->stride_c = sc;
+	g->batch = batch;
+}
+
 SHIM_EXPORT cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
                                           cublasOperation_t transb, int m, int n, int k,
                                           const float *alpha, const float *A, int lda,
@@ -336,7 +346,7 @@ SHIM_EXPORT cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation
 	cublasStatus_t st = gemm_start(&g, "cublasSgemm", handle, transa, transb, m, n, k, alpha,
 	                               beta);
 	if (st == CUBLAS_STATUS_SUCCESS) {
-		g.a = A, g.b = B, g.c = C, g.lda = lda, g.ldb = ldb, g.ldc = ldc;
+		gemm_operands(&g, A, lda, 0, B, ldb, 0, C, ldc, 0, 1);
 		st = gemm_record(&g);
 	}
 	if (shim_forward())
@@ -359,9 +369,7 @@ SHIM_EXPORT cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle,
 	cublasStatus_t st = gemm_start(&g, "cublasSgemmStridedBatched", handle, transa, transb, m,
 	                               n, k, alpha, beta);
 	if (st == CUBLAS_STATUS_SUCCESS) {
-		g.a = A, g.b = B, g.c = C, g.lda = lda, g.ldb = ldb, g.ldc = ldc;
-		g.stride_a = strideA, g.stride_b = strideB, g.stride_c = strideC;
-		g.batch = batchCount;
+		gemm_operands(&g, A, lda, strideA, B, ldb, strideB, C, ldc, strideC, batchCount);
 		st = gemm_record(&g);
 	}
 	if (shim_forward())
@@ -401,8 +409,8 @@ SHIM_EXPORT cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOpera
 		memcpy(ptrs + 2 * nb, Carray, nb * sizeof *ptrs);
 	}
 	for (size_t i = 0; i < nb && st == CUBLAS_STATUS_SUCCESS; i++) {
-		g.a = ptrs[i], g.b = ptrs[nb + i], g.c = (float *)ptrs[2 * nb + i];
-		g.lda = lda, g.ldb = ldb, g.ldc = ldc;
+		gemm_operands(&g, ptrs[i], lda, 0, ptrs[nb + i], ldb, 0, (float *)ptrs[2 * nb + i], ldc,
+		              0, 1);
 		st = gemm_record(&g);
 	}
 	free(ptrs);
@@ -446,7 +454,7 @@ SHIM_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t
 	                               beta);
 	if (st == CUBLAS_STATUS_SUCCESS) {
 		ex_types("cublasGemmEx", Atype, Btype, Ctype, computeType);
-		g.a = A, g.b = B, g.c = C, g.lda = lda, g.ldb = ldb, g.ldc = ldc;
+		gemm_operands(&g, A, lda, 0, B, ldb, 0, C, ldc, 0, 1);
 		st = gemm_record(&g);
 	}
 	if (shim_forward())
@@ -468,9 +476,7 @@ SHIM_EXPORT cublasStatus_t cublasGemmStridedBatchedEx(
 	                               n, k, alpha, beta);
 	if (st == CUBLAS_STATUS_SUCCESS) {
 		ex_types("cublasGemmStridedBatchedEx", Atype, Btype, Ctype, computeType);
-		g.a = A, g.b = B, g.c = C, g.lda = lda, g.ldb = ldb, g.ldc = ldc;
-		g.stride_a = strideA, g.stride_b = strideB, g.stride_c = strideC;
-		g.batch = batchCount;
+		gemm_operands(&g, A, lda, strideA, B, ldb, strideB, C, ldc, strideC, batchCount);
 		st = gemm_record(&g);
 	}
 	if (shim_forward())
