@@ -16,7 +16,9 @@
 #      dtrace-cuda --no-gpu and --gpu, the traces compared: allocations,
 #      copies (h2d data by hash), memsets, PTX modules and their entries,
 #      launches (kernel, grid, block, shared memory, each argument's
-#      buffer or storage and offset, scalar bytes), the exit status;
+#      buffer or storage and offset, scalar bytes), the exit status (the
+#      cublas-* pairs: --gpu records each product as the CPU does, then
+#      hands it to the real cuBLAS, dtrace-cuda/shim/blas.c);
 #   4. tests/torch/pairs/*/{ref,opt}.py: the recorder on the CPU and on
 #      the GPU (--device cuda), and on the GPU under dtrace-cuda --gpu:
 #      the same ops, inputs and outputs;
