@@ -25,12 +25,8 @@
 
 #include <cublas_api.h>
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#include "libcommon/diag.h"
 
 /* blas-kernels.ptx as a C string (made by the build from the .ptx, which
  * `make fixtures` makes from blas-kernels.cu). */
@@ -53,34 +49,6 @@ struct blas_handle {
 
 static struct shim_module gemm_module;
 static struct shim_func gemm_func;
-
-/* Prints "dtrace-cuda: PROG: unsupported: ..." and records it (a
- * "tunsupported" record naming the call), then ends the traced process
- * with status 3: the call has no exact record, and dtrace-cuda ends the
- * trace as unsupported. */
-static _Noreturn void blas_unsupported(const char *call, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static _Noreturn void blas_unsupported(const char *call, const char *fmt, ...)
-{
-	extern char *program_invocation_name;
-	char msg[1024];
-	int n = snprintf(msg, sizeof msg, "%s: ", call);
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
-	va_end(ap);
-	shim_lock();
-	struct stream_out *w = shim_out();
-	if (w) {
-		trace_write_unsupported(w, call, msg);
-		shim_flush();
-	}
-	shim_unlock();
-	fflush(NULL);
-	fprintf(stderr, "dtrace-cuda: %s: unsupported: %s\n",
-	        shim.prog ? shim.prog : program_invocation_name, msg);
-	_exit(EXIT_UNDECIDED);
-}
 
 /* ---- forward mode: the real cuBLAS ----------------------------------------- */
 
@@ -105,7 +73,7 @@ static void *blas_real_sym(const char *name)
 		shim_fatal("--gpu: no real cuBLAS (libcublas.so.13 or .12) with %s", name);
 	return p;
 }
-#define BLAS_REAL(fn) ((__typeof__(&fn))blas_real_sym(#fn))
+#define BLAS_REAL(fn) REAL_BY(blas_real_sym, fn)
 
 /* ---- the handle ------------------------------------------------------------- */
 
@@ -255,7 +223,7 @@ static float scalar(cublasPointerMode_t mode, const float *p, const char *call,
                     const char *what)
 {
 	if (mode != CUBLAS_POINTER_MODE_HOST)
-		blas_unsupported(call, "%s in device memory (CUBLAS_POINTER_MODE_DEVICE)", what);
+		shim_unsupported(call, "%s in device memory (CUBLAS_POINTER_MODE_DEVICE)", what);
 	return *p;
 }
 
@@ -287,7 +255,7 @@ static cublasStatus_t gemm_record(const struct gemm *g)
 	uint64_t gx = ((uint64_t)g->m + GEMM_TILE - 1) / GEMM_TILE;
 	uint64_t gy = ((uint64_t)g->n + GEMM_TILE - 1) / GEMM_TILE;
 	if (gy > 65535 || g->batch > 65535)
-		blas_unsupported(g->call, "n = %d, batch = %d: more than 65535 blocks of %d columns",
+		shim_unsupported(g->call, "n = %d, batch = %d: more than 65535 blocks of %d columns",
 		                 g->n, g->batch, GEMM_TILE);
 	void *args[] = { (void *)&g->transa, (void *)&g->transb, (void *)&g->m, (void *)&g->n,
 	                 (void *)&g->k, (void *)&g->alpha, (void *)&g->a, (void *)&g->lda,
@@ -425,7 +393,7 @@ static void ex_types(const char *call, cudaDataType at, cudaDataType bt, cudaDat
                      cublasComputeType_t comp)
 {
 	if (at != CUDA_R_32F || bt != CUDA_R_32F || ct != CUDA_R_32F)
-		blas_unsupported(call, "matrices of types %d, %d, %d (only CUDA_R_32F is recorded)",
+		shim_unsupported(call, "matrices of types %d, %d, %d (only CUDA_R_32F is recorded)",
 		                 (int)at, (int)bt, (int)ct);
 	switch ((int)comp) {
 	case CUBLAS_COMPUTE_32F:
@@ -436,7 +404,7 @@ static void ex_types(const char *call, cudaDataType at, cudaDataType bt, cudaDat
 	case CUDA_R_32F:  /* the legacy cudaDataType form */
 		return;
 	default:
-		blas_unsupported(call, "compute type %d (only float computation is recorded)",
+		shim_unsupported(call, "compute type %d (only float computation is recorded)",
 		                 (int)comp);
 	}
 }

@@ -145,6 +145,13 @@ void shim_flush(void);
  * status 2.  For states the trace cannot describe. */
 _Noreturn void shim_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* A call the runtime cannot record exactly (a library call, blas.c):
+ * writes a "tunsupported" record naming call, prints "dtrace-cuda: PROG:
+ * unsupported: CALL: message" and ends the process with status 3, which
+ * dtrace-cuda reports as unsupported.  Takes the lock: call it without. */
+_Noreturn void shim_unsupported(const char *call, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* Buffers. */
 struct shim_buf *shim_buf_add(uintptr_t base, uint64_t bytes, enum trace_alloc_kind kind,
                               void *mem, uint32_t module, const char *symbol);
@@ -190,11 +197,13 @@ bool shim_forward_device(void);
 /* The real runtime's function name; fatal when the real runtime cannot be
  * loaded or lacks it.  Use REAL(fn), which looks it up once per call site. */
 void *shim_real_sym(const char *name);
-#define REAL(fn) ((__typeof__(&fn))({                                        \
+#define REAL(fn) REAL_BY(shim_real_sym, fn)
+/* fn as lookup(name) finds it, looked up once per call site. */
+#define REAL_BY(lookup, fn) ((__typeof__(&fn))({                               \
 	static void *slot_;                                                    \
 	void *p_ = __atomic_load_n(&slot_, __ATOMIC_ACQUIRE);                  \
 	if (!p_) {                                                             \
-		p_ = shim_real_sym(#fn);                                       \
+		p_ = lookup(#fn);                                              \
 		__atomic_store_n(&slot_, p_, __ATOMIC_RELEASE);                \
 	}                                                                      \
 	p_; }))

@@ -93,18 +93,43 @@ void shim_flush(void)
 		shim_fatal("cannot write the trace: %s", strerror(errno));
 }
 
-void shim_fatal(const char *fmt, ...)
+/* Prints "dtrace-cuda: PROG: " what msg and ends the process with status. */
+static _Noreturn void shim_exit(int status, const char *what, const char *msg)
 {
 	extern char *program_invocation_name;
+	fflush(NULL);
+	/* one write, as diag.c's messages: the program's threads may print too */
+	fprintf(stderr, "dtrace-cuda: %s: %s%s\n", shim.prog ? shim.prog : program_invocation_name,
+	        what, msg);
+	_exit(status);
+}
+
+void shim_fatal(const char *fmt, ...)
+{
 	char msg[2048];
 	va_list ap;
-	fflush(NULL);
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	/* one write, as diag.c's messages: the program's threads may print too */
-	fprintf(stderr, "dtrace-cuda: %s: %s\n", shim.prog ? shim.prog : program_invocation_name, msg);
-	_exit(EXIT_TROUBLE);
+	shim_exit(EXIT_TROUBLE, "", msg);
+}
+
+void shim_unsupported(const char *call, const char *fmt, ...)
+{
+	char msg[2048];
+	int n = snprintf(msg, sizeof msg, "%s: ", call);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
+	va_end(ap);
+	shim_lock();
+	struct stream_out *w = shim_out();
+	if (w) {
+		trace_write_unsupported(w, call, msg);
+		shim_flush();
+	}
+	shim_unlock();
+	shim_exit(EXIT_UNDECIDED, "unsupported: ", msg);
 }
 
 /* Index of the first live buffer whose base is > p. */
