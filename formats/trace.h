@@ -103,7 +103,7 @@ void trace_write_copy(struct stream_out *w, const struct trace_copy *r);
 void trace_write_memset(struct stream_out *w, const struct trace_memset *r);
 void trace_write_launch(struct stream_out *w, const struct trace_launch *r);
 void trace_write_end(struct stream_out *w, const struct trace_end *r);
-/* The "tunsupported" record (dirigo-torch(5)): what the program did that
+/* The "tunsupported" record (dirigo-trace(5)): what the program did that
  * no record describes exactly.  The torch recorder writes it for an op
  * (torch_write_unsupported), the runtime for a library call (op names the
  * call, e.g. "cublasSgemm").  Here, so that the runtime need not link the

@@ -1053,12 +1053,18 @@ static const struct expr *inf_of(struct ectx *cx, int s)
 	return e_undef_tag(cx, SORT_REAL, s < 0 ? E_UNDEF_NINF : E_UNDEF_PINF);
 }
 
+/* -1 or +1 when e is a tagged infinity of that sign, else 0. */
+static int inf_sign(const struct expr *e)
+{
+	return e_is_inf(e, -1) ? -1 : e_is_inf(e, 1) ? 1 : 0;
+}
+
 /* f of a tagged infinity where IEEE arithmetic gives a number (e^-inf is
  * 0, sigmoid and tanh saturate), so that a masked_fill(-inf) before an
  * exp or a softmax leaves no infinity behind; NULL elsewhere. */
 static const struct expr *fun_of_inf(struct ectx *cx, enum efun f, const struct expr *a)
 {
-	int s = e_is_inf(a, -1) ? -1 : e_is_inf(a, 1) ? 1 : 0;
+	int s = inf_sign(a);
 	if (!s)
 		return NULL;
 	switch (f) {
@@ -1081,7 +1087,7 @@ static const struct expr *nary_of_inf(struct ectx *cx, enum eop op, unsigned n,
 	bool any = false;
 	for (unsigned i = 0; i < n; i++) {
 		const struct expr *x = args[i];
-		int xs = e_is_inf(x, -1) ? -1 : e_is_inf(x, 1) ? 1 : 0;
+		int xs = inf_sign(x);
 		if (xs) {
 			if (any && op == EOP_FADD && xs != s)
 				return NULL;
@@ -1095,7 +1101,7 @@ static const struct expr *nary_of_inf(struct ectx *cx, enum eop op, unsigned n,
 		return NULL;
 	if (op == EOP_FMUL)
 		for (unsigned i = 0; i < n; i++) {
-			if (e_is_inf(args[i], 0))
+			if (inf_sign(args[i]))
 				continue;
 			if (!is_real(args[i]) || x_real(args[i]) == 0)
 				return NULL;
@@ -1157,9 +1163,9 @@ static const struct expr *mk_fmul(struct ectx *cx, unsigned n, const struct expr
 	const struct expr *inf = nary_of_inf(cx, EOP_FMUL, n, args);
 	if (inf)
 		return inf;
-	bool has_inf = false;
+	bool has_inf = false;   /* inf * 0 is no number: the x * 0 rule stays off */
 	for (unsigned i = 0; i < n; i++)
-		has_inf |= e_is_inf(args[i], 0);
+		has_inf |= inf_sign(args[i]) != 0;
 	exprvec v = { 0 }, konst = { 0 };
 	bool neg = false;
 	for (unsigned i = 0; i < n; i++) {
@@ -1207,8 +1213,8 @@ static const struct expr *mk_fneg(struct ectx *cx, const struct expr *a)
 {
 	if (is_real(a))
 		return e_real(cx, -x_real(a));
-	if (e_is_inf(a, 0))
-		return inf_of(cx, e_is_inf(a, -1) ? 1 : -1);
+	if (inf_sign(a))
+		return inf_of(cx, -inf_sign(a));
 	if (a->op == EOP_FNEG)
 		return a->args[0];
 	if (a->op == EOP_FMUL && is_real(a->args[a->nargs - 1])) {
