@@ -14,13 +14,23 @@
  * flip: v[0][d] 1 where dimension d is reversed; constant_pad_nd (F.pad's
  * constant mode): v[0][d] the padding before dimension d (negative: a
  * cut), s[0] the value of the padding.
+ *
+ * Gathers by integer index tensors (index.Tensor: x[..., idx, ...], and
+ * index_select) also only move elements; the indices are read concretely
+ * (op_leaves.ival), so they must be constants of the trace (an index
+ * table of the model, dirigo-trace(5)): indices from data leave the
+ * element without a formula.  index: i[0] the first indexed dim, i[1]
+ * the number of index tensors (operands 1..i[1], indexing dims i[0]..),
+ * i[2] 1 when the broadcast index dims come first (index tensors that
+ * are not adjacent), v[0] (nv[0] dims) the index tensors' broadcast
+ * shape; index_select: i[0] the dim.
  */
 #include "engine/ops/ops-impl.h"
 
 #include <string.h>
 
 enum { V_SAME, V_PERMUTE, V_TRANSPOSE, V_T, V_EXPAND, V_SLICE, V_SELECT, V_COPY, V_REPEAT, V_CAT, V_STACK, V_SPLIT,
-       V_FLIP, V_PAD };
+       V_FLIP, V_PAD, V_INDEX, V_INDEX_SELECT };
 
 #define VW(n, k) { "aten::" n, view_bind, view_elem, k, true }
 const struct op_def view_defs[] = {
@@ -36,6 +46,8 @@ const struct op_def view_defs[] = {
 	VW("concat", V_CAT), VW("stack", V_STACK), VW("split.Tensor", V_SPLIT),
 	VW("unsafe_split.Tensor", V_SPLIT), VW("flip", V_FLIP),
 	{ "aten::constant_pad_nd", view_bind, view_elem, V_PAD, false },  /* adds elements */
+	{ "aten::index.Tensor", view_bind, view_elem, V_INDEX, false },    /* gathers */
+	{ "aten::index_select", view_bind, view_elem, V_INDEX_SELECT, false },
 	{ NULL, NULL, NULL, 0, false }
 };
 
@@ -271,6 +283,67 @@ static bool pad_bind(struct bind *b, const struct op_shape *x, struct op_shape *
 	return true;
 }
 
+/* index.Tensor(self, indices): indices, one entry per leading dim of
+ * self, None for a dim taken whole; the index tensors broadcast to one
+ * shape B, which replaces the dims they index where they are adjacent,
+ * and goes first where they are not (numpy's advanced indexing). */
+static bool index_bind(struct bind *b, const struct op_shape *x, struct op_shape *r)
+{
+	struct op_inst *in = b->in;
+	struct op_attrs *at = &in->at;
+	const struct torch_arg *g = b_arg(b, "indices");
+	if (!g || g->kind != TARG_TENSORS || g->n > x->ndim)
+		return bind_fail(b, "no index tensors, or more than self has dims");
+	int first = -1, last = -1;
+	unsigned k = 0;
+	bool indexed[OP_MAX_DIMS] = { false };
+	struct op_shape bs = { 0, { 0 } };
+	for (unsigned j = 0; j < g->n; j++) {
+		if (g->tensors[j] == TORCH_NO_TENSOR)
+			continue;
+		unsigned o = 1 + k;          /* operands: self, then the index tensors */
+		if (o >= in->nin)
+			return bind_fail(b, "index tensor %u is not an operand", j);
+		if (etype_is_float(in->in_et[o]) || in->in_et[o] == ET_NONE || in->in_et[o] == ET_U8)
+			return bind_fail(b, "index %u is a mask (bool or byte), not indices", j);
+		struct op_shape t;
+		if (k == 0)
+			bs = in->in[o];
+		else if (!shape_bcast(&bs, &in->in[o], &t))
+			return bind_fail(b, "index tensors do not broadcast");
+		else
+			bs = t;
+		at->v[1][k++] = j;
+		indexed[j] = true;
+		if (first < 0)
+			first = (int)j;
+		last = (int)j;
+	}
+	if (k == 0)
+		return bind_fail(b, "no index tensor");
+	bool front = (unsigned)(last - first + 1) != k;
+	if (x->ndim - k + bs.ndim > OP_MAX_DIMS)
+		return bind_fail(b, "too many dims");
+	at->i[0] = first;
+	at->i[1] = k;
+	at->i[2] = front;
+	at->nv[0] = bs.ndim;
+	for (unsigned i = 0; i < bs.ndim; i++)
+		at->v[0][i] = bs.dim[i];
+	r->ndim = 0;
+	if (front)
+		for (unsigned i = 0; i < bs.ndim; i++)
+			r->dim[r->ndim++] = bs.dim[i];
+	for (unsigned i = 0; i < x->ndim; i++) {
+		if (!front && (int)i == first)
+			for (unsigned j = 0; j < bs.ndim; j++)
+				r->dim[r->ndim++] = bs.dim[j];
+		if (!indexed[i])
+			r->dim[r->ndim++] = x->dim[i];
+	}
+	return true;
+}
+
 /* Binds a view op of the given kind: its operand, result shape and
  * attributes. */
 bool view_bind(struct bind *b, int kind)
@@ -367,6 +440,21 @@ bool view_bind(struct bind *b, int kind)
 		if (!pad_bind(b, x, &r))
 			return false;
 		break;
+	case V_INDEX:
+		if (!index_bind(b, x, &r))
+			return false;
+		break;
+	case V_INDEX_SELECT: {
+		int d = dim_wrap(b_int(b, "dim", 0), x->ndim ? x->ndim : 1);
+		int ix = b_opnd(b, "index");
+		if (d < 0 || ix < 0 || in->in[ix].ndim > 1 || etype_is_float(in->in_et[ix]))
+			return bind_fail(b, "bad dim, or index not a 1-d tensor of integers");
+		at->i[0] = d;
+		at->opnd[1] = ix;
+		if (x->ndim)
+			r.dim[d] = in->in[ix].ndim ? in->in[ix].dim[0] : 1;
+		break;
+	}
 	case V_COPY: {
 		int self = b_opnd(b, "self");
 		if (self < 0)
@@ -411,6 +499,49 @@ V view_elem(struct alg *A, unsigned r, const int64_t *idx)
 		return a_in(A, k, ix_ravel(xi, x));
 	case V_EXPAND:
 		return a_in(A, k, ix_bcast(idx, in->res[0].ndim, x));
+	case V_INDEX: {
+		unsigned first = (unsigned)at->i[0], nix = (unsigned)at->i[1], nb = at->nv[0];
+		bool front = at->i[2];
+		const int64_t *bidx = front ? idx : idx + first;
+		bool indexed[OP_MAX_DIMS] = { false };
+		for (unsigned j = 0; j < nix; j++) {
+			unsigned d = (unsigned)at->v[1][j];
+			int64_t t = a_int(A, 1 + j, ix_bcast(bidx, nb, &in->in[1 + j]));
+			if (t < 0)
+				t += x->dim[d];
+			if (A->fail || t < 0 || t >= x->dim[d]) {
+				A->fail = true;
+				return a_k(A, 0);
+			}
+			xi[d] = t;
+			indexed[d] = true;
+		}
+		/* the other dims, in order, from the result's coordinates */
+		unsigned o = front ? nb : 0;
+		for (unsigned i = 0; i < x->ndim; i++) {
+			if (!front && i == first)
+				o += nb;
+			if (!indexed[i])
+				xi[i] = idx[o++];
+		}
+		return a_in(A, k, ix_ravel(xi, x));
+	}
+	case V_INDEX_SELECT: {
+		unsigned d = (unsigned)at->i[0];
+		if (!x->ndim)
+			return a_in(A, k, 0);
+		for (unsigned i = 0; i < x->ndim; i++)
+			xi[i] = idx[i];
+		int64_t t = a_int(A, (unsigned)at->opnd[1], (uint64_t)idx[d]);
+		if (t < 0)
+			t += x->dim[d];
+		if (A->fail || t < 0 || t >= x->dim[d]) {
+			A->fail = true;
+			return a_k(A, 0);
+		}
+		xi[d] = t;
+		return a_in(A, k, ix_ravel(xi, x));
+	}
 	case V_STACK: {
 		int d = (int)at->i[0];
 		const struct op_shape *y = &in->in[idx[d]];

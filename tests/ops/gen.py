@@ -183,6 +183,14 @@ def cases():
     yield "triu-tril", lambda a: torch.triu(a) + torch.tril(a, -1) * 2 + torch.triu(a, 2) * 3, [r(2, 4, 5)]
     yield "tril-k", lambda a: torch.tril(a, 1), [r(5, 3)]
     yield "masked_fill", lambda a: a.masked_fill(a > 0.3, -1.5) * 2, [r(3, 4)]
+    # gathers by index tensors (constants of the trace, as a model's
+    # index tables are): one index, a 2-d one in the middle with a
+    # negative index, two apart (their dims go first), index_select
+    yield "index", lambda a: a[torch.tensor([2, 0, 1, 2])] * 2, [r(3, 4)]
+    yield "index-middle", lambda a: a[:, torch.tensor([[3, 0], [1, -1]])] + 1, [r(2, 4, 3)]
+    yield "index-apart", lambda a: a[torch.tensor([1, 0]), :, torch.tensor([2, 3])] * 2, [r(2, 3, 4)]
+    yield "index-bcast", lambda a: a[torch.tensor([[0], [2]]), torch.tensor([1, 3, 0])] + 1, [r(3, 4, 2)]
+    yield "index_select", lambda a: torch.index_select(a, 1, torch.tensor([3, 1, 1])) * 2, [r(2, 4, 3)]
     yield "masked_fill-bcast", lambda a, m: a.masked_fill(m > 0, 0.25) + 1, [r(3, 4), r(4)]
 
 
