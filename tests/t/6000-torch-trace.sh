@@ -150,6 +150,59 @@ test_expect_success '.item(): a data-dependent op, unsupported, exit 3, the op n
 	test_cmp expect actual
 '
 
+test_expect_success 'torch.equal of a tensor with itself is True, recorded, supported; of two tensors, unsupported' '
+	cat >equal.py <<-\EOF &&
+	import torch
+	import torch.nn as nn
+	class Model(nn.Module):
+	    def forward(self, x):
+	        q = k = x * 2
+	        return q + 1 if torch.equal(q, k) else q
+	def get_inputs():
+	    return [torch.randn(4)]
+	def get_init_inputs():
+	    return []
+	EOF
+	PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" -m dirigo_trace equal.py --out equal.trace &&
+	dcat equal.trace | jq -c "select(.t==\"op\") | .op" >actual &&
+	printf "\"aten::mul.Tensor\"\n\"aten::equal\"\n\"aten::add.Tensor\"\n" >expect &&
+	test_cmp expect actual &&
+	sed "s/torch.equal(q, k)/torch.equal(q, x)/" equal.py >equal2.py &&
+	test_status 3 env PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" -m dirigo_trace \
+		equal2.py --out equal2.trace 2>err &&
+	grep "unsupported: data-dependent op .aten::equal" err
+'
+
+test_expect_success 'integer parameters and buffers, and one-number buffers, are constants: .item() of them is supported' '
+	cat >config.py <<-\EOF &&
+	import torch
+	import torch.nn as nn
+	class Model(nn.Module):
+	    def __init__(self):
+	        super().__init__()
+	        self.w = nn.Parameter(torch.randn(4))
+	        self.register_buffer("step", torch.tensor(2))
+	        self.register_buffer("rate", torch.tensor(0.5))
+	        self.register_buffer("mean", torch.zeros(4))
+	    def forward(self, x):
+	        return (x[::int(self.step)] - self.mean[:2]) * self.w[:2] * float(self.rate)
+	def get_inputs():
+	    return [torch.randn(4)]
+	def get_init_inputs():
+	    return []
+	EOF
+	PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" -m dirigo_trace config.py --out config.trace &&
+	dcat config.trace | jq -c "select(.t==\"tinput\") | [.role, .name, .data != null]" >actual &&
+	cat >expect <<-\EOF &&
+	["input","arg0",true]
+	["param","w",true]
+	["constant","step",true]
+	["constant","rate",true]
+	["buffer","mean",true]
+	EOF
+	test_cmp expect actual
+'
+
 test_expect_success 'printing a tensor while recording records nothing and raises nothing' '
 	cat >show.py <<-\EOF &&
 	import sys

@@ -116,7 +116,15 @@ def record_run(sink, model, inputs, max_data, all_data, params=None, call=None, 
         own = item[2] if len(item) > 2 and item[2] != n else None
         if own and own.startswith("buffer:"):
             own = own[len("buffer:"):]
-        if n.startswith("buffer:"):
+        buffer = n.startswith("buffer:")
+        if not (p.is_floating_point() or p.is_complex()) or (buffer and p.dim() == 0):
+            # An integer or bool parameter or buffer, or a buffer that is
+            # one number, is the model's configuration (a stride, an
+            # index table, a count, a rate), fixed when the model is
+            # made, as shapes are: a constant of the trace, so that
+            # .item() of it, or a gather by it, is not data-dependent.
+            rec.add_input(p, "constant", n[len("buffer:"):] if buffer else n)
+        elif buffer:
             rec.add_input(p, "buffer", n[len("buffer:"):], own=own)
         else:
             rec.add_input(p, "param", n, own=own)

@@ -292,6 +292,22 @@ class Recorder(TorchDispatchMode):
                         return False
         return True
 
+    def _same_value(self, named):
+        """Whether the call's tensor operands are all one value: the same
+        elements of the same version of one storage (torch.equal(x, x),
+        as libtorch's MultiheadAttention asks of its query, key and value
+        to choose self-attention), whose answer no input can change."""
+        keys = set()
+        for _, v in named:
+            for t in (v if isinstance(v, (list, tuple)) else [v]):
+                if isinstance(t, torch.Tensor):
+                    ptr = storage_ptr(t)
+                    if ptr not in self.storages:
+                        return False
+                    keys.add((tuple(self.storages[ptr]), t.storage_offset(), tuple(t.shape),
+                              t.stride(), t.dtype))
+        return len(keys) == 1
+
     def known(self, t):
         return storage_ptr(t) in self.storages
 
@@ -437,9 +453,11 @@ class Recorder(TorchDispatchMode):
         """Raises Unsupported for an op dirigo cannot model; returns True
         for a random op (its results are fresh inputs), else False.  A
         data-dependent op on constants only (.item() of a tensor made from
-        literals and shapes) is a constant of the trace: supported."""
+        literals and shapes) is a constant of the trace: supported; so is
+        torch.equal of a tensor with itself."""
         base = info.base
-        if base in DATA_DEPENDENT_OPS and not self._constant_operands(named):
+        if base in DATA_DEPENDENT_OPS and not self._constant_operands(named) and \
+                not (base == "equal" and self._same_value(named)):
             raise Unsupported(info.name, "data-dependent op '%s'" % info.name)
         if base in RANDOM_OPS:
             return True
@@ -466,7 +484,9 @@ class Recorder(TorchDispatchMode):
         if link is not None:
             link.suppress(1)
         try:
-            if self.shapes is not None:
+            if info.base == "equal" and self._same_value(named):
+                result = True        # a tensor equals itself, computed or not
+            elif self.shapes is not None:
                 result = self.shapes.run(func, info, named, args, kwargs)
             else:
                 result = func(*args, **kwargs)
