@@ -195,7 +195,8 @@ static void k_geom(struct vnum *v, const struct obl_view *w)
 static uint32_t whole_seq(struct vnum *v, uint32_t x, enum etype et)
 {
 	const struct obl_view *g = v->cgeo[x];
-	if (g && g->dtype == et && g->offset == 0 && obl_view_contiguous(g))
+	if (g && g->dtype == et && g->offset == 0 && obl_view_contiguous(g) &&
+	    numel(g) * etype_size(et) == v->o->values.items[x].bytes)
 		return v->cseq[x];
 	size_t m_ = k_begin(v, 'B');
 	k_u64(v, v->vn[x]);
@@ -332,6 +333,26 @@ static uint32_t result_seq(struct vnum *v, uint32_t k, uint32_t r, const struct 
 	return k_end(v, m_);
 }
 
+/* The value that result r of op k (written through w, into a value of
+ * bytes) copies whole, both contiguous from offset 0 with one element
+ * type, or NO_VALUE. */
+static uint32_t whole_copy_of(struct vnum *v, uint32_t k, uint32_t r, const struct obl_view *w,
+                              uint64_t bytes)
+{
+	const struct obl_op *op = &v->o->ops.items[k];
+	const struct op_inst *in = bound(v, k);
+	unsigned opnd;
+	if (!in || !op_is_copy(in, r, &opnd) || w->offset != 0 || !obl_view_contiguous(w) ||
+	    numel(w) * etype_size(w->dtype) != bytes)
+		return NO_VALUE;
+	const struct obl_view *x = obl_op_view(op, in->in_tensor[opnd]);
+	if (!x || x->dtype != w->dtype || x->offset != 0 || !obl_view_contiguous(x) ||
+	    x->value >= v->o->values.len || v->o->values.items[x->value].bytes != bytes ||
+	    !v->vn[x->value])
+		return NO_VALUE;
+	return x->value;
+}
+
 /* ---- values ------------------------------------------------------------- */
 
 /* Bytes outside [off, off + len) come from prev: the number of prev, or
@@ -434,6 +455,15 @@ static void number(struct vnum *v, uint32_t x)
 		for (uint32_t i = 0; i < op->nviews; i++)
 			if (op->views[i].value != x && op->views[i].value < x)
 				rests_on(v, x, op->views[i].value);
+		uint32_t src = whole_copy_of(v, val->op, val->result, w, val->bytes);
+		if (src != NO_VALUE) {
+			/* a whole copy of a whole value (copy_ into a module's
+			 * parameter, clone) is that value */
+			n = v->vn[src];
+			v->cseq[x] = v->cseq[src];
+			v->cgeo[x] = v->cgeo[src];
+			break;
+		}
 		if (covers(w, val->bytes)) {
 			m_ = k_begin(v, 'P');
 			k_u64(v, s);
@@ -443,6 +473,11 @@ static void number(struct vnum *v, uint32_t x)
 			v->cgeo[x] = w;
 			break;
 		}
+		/* a read through the view the op wrote reads what it wrote,
+		 * whatever the rest of the buffer holds (a split's chunks,
+		 * views into a buffer larger than them) */
+		v->cseq[x] = s;
+		v->cgeo[x] = w;
 		m_ = k_begin(v, 'Q');
 		k_u64(v, s);
 		k_geom(v, w);
