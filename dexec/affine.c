@@ -10,8 +10,8 @@
  * comparisons become linear constraints over integer variables: the
  * coordinates (bounded by the geometry) and one variable per node that
  * is not affine (a quotient q of x by a constant c, with c*q <= x <=
- * c*q + c-1, which also gives the remainder x - c*q and the masks of low
- * bits; other nodes by their range alone).  A bitvector node is tracked as
+ * c*q + c-1, which also gives the remainder x - c*q and the masks of
+ * low or middle bits; other nodes by their range alone).  A bitvector node is tracked as
  * an integer form congruent to its value; where the value itself is needed
  * (a comparison, an extension, a division) the form's range over the
  * variables' bounds must lie in one window of 2^w values, else the
@@ -718,6 +718,20 @@ static bool lin(struct actx *c, const struct expr *e, struct form *f, unsigned d
 					break;
 				*f = xv;
 				return form_add(f, &t, -1);
+			}
+			unsigned j;
+			if (m && pow2(m & -m, &k) && pow2((m >> k) + 1, &j) && k + j < w) {
+				/* bits k to k+j-1 of x, as nvcc masks 16*(i/16) in 32
+				 * bits ((i & 0x3ffffff0) * 4): 2^k*(x / 2^k) -
+				 * 2^(k+j)*(x / 2^(k+j)), each quotient in its range
+				 * (as one variable in [0, 2^w - 1], the mask widened
+				 * every form it joined past its window) */
+				struct form q2;
+				if (!quotient(c, x, (i128)1 << k, false, &q, &t, &xv, depth) ||
+				    !quotient(c, x, (i128)1 << (k + j), false, &q2, &t, &xv, depth))
+					break;
+				form_const(f, 0);
+				return form_add(f, &q, (i128)1 << k) && form_add(f, &q2, -((i128)1 << (k + j)));
 			}
 		}
 		if (c->failed)

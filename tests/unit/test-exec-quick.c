@@ -553,6 +553,70 @@ static void test_taps(void)
 	ectx_free(cx);
 }
 
+/* x & m for a mask m of the bits k to k+j-1 (neither the low bits nor
+ * the high ones), as nvcc masks 16*(i/16) in 32 bits: (i & 0x3ffffff0)
+ * * 4.  The tile load of level-1 13_'s matmul (each of 16x16 threads
+ * loads a float at row ctaid.y*64 + i/16, column 4*(i%16)), whose bounds
+ * were left to the branch and bound (220 ms a load) while the mask was
+ * a variable of its own in [0, 2^32 - 1]; then every mask of small
+ * launches against the truth. */
+static void test_masks(void)
+{
+	struct dx_launch L;
+	launch_init(&L, 16, 16, 1, 64);
+	struct ectx *cx = L.cx;
+	const struct expr *i = e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_tid(cx, 1), c32(cx, 16)), e_tid(cx, 0));
+	const struct expr *fix = e_op2(cx, EOP_LSHR, e_op2(cx, EOP_ASHR, i, c32(cx, 31)), c32(cx, 28));
+	const struct expr *q = e_op2(cx, EOP_ASHR, e_op2(cx, EOP_ADD, i, fix), c32(cx, 4));
+	const struct expr *mask = e_op2(cx, EOP_AND, e_op2(cx, EOP_ADD, i, fix), c32(cx, 0x3ffffff0));
+	const struct expr *idx = e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_ctaid(cx, 1), c32(cx, 0x40000)),
+	                         e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, i, c32(cx, 4)),
+	                         e_op2(cx, EOP_SUB, e_op2(cx, EOP_MUL, q, c32(cx, 4096)),
+	                               e_op2(cx, EOP_MUL, mask, c32(cx, 4)))));
+	const struct expr *off = f32_off(cx, idx);
+	uint64_t last = 63 * 0x40000 + 15 * 4096 + 60;      /* the greatest index */
+	ok(dx_affine_unsat(&L, e_or(cx, before_start(cx, off), past_end(cx, off, 4 * 4096 * 4096))),
+	   "masked tile index: the tile load within bounds");
+	ok(!dx_affine_unsat(&L, past_end(cx, off, 4 * last)), "masked tile index: one element short: not shown empty");
+	ectx_free(cx);
+
+	launch_init(&L, 8, 4, 5, 3);
+	cx = L.cx;
+	int wrong = 0, proven = 0, empty = 0, n = 0;
+	for (unsigned k = 1; k < 6; k++)
+		for (unsigned j = 1; j < 5; j++)
+			for (unsigned v = 0; v < 6; v++) {
+				/* 13*tid.x + 7*tid.y + 40*ctaid.x - 30*v: below 0 for some threads */
+				const struct expr *x = e_op2(cx, EOP_SUB,
+					e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_tid(cx, 0), c32(cx, 13)),
+					      e_op2(cx, EOP_ADD, e_op2(cx, EOP_MUL, e_tid(cx, 1), c32(cx, 7)),
+					            e_op2(cx, EOP_MUL, e_ctaid(cx, 0), c32(cx, 40)))),
+					c32(cx, 30 * v));
+				uint32_t m = ((1u << j) - 1) << k;
+				const struct expr *xm = e_op2(cx, EOP_AND, x, c32(cx, m));
+				for (unsigned t = 0; t < 3; t++) {
+					uint32_t b = (m >> 1) * t / 2 + t;
+					const struct expr *c[3] = { e_op2(cx, EOP_ULT, c32(cx, b), xm), e_op2(cx, EOP_ULT, xm, c32(cx, b)),
+					                            e_op2(cx, EOP_EQ, xm, c32(cx, b + (1u << k))) };
+					for (int z = 0; z < 3; z++) {
+						bool undef, tr = truth(&L, c[z], &undef);
+						if (undef)
+							continue;
+						n++;
+						empty += !tr;
+						if (dx_affine_unsat(&L, c[z])) {
+							proven++;
+							wrong += tr;
+						}
+					}
+				}
+			}
+	ok(wrong == 0, "masks of middle bits: never 'empty' when a thread satisfies (%d of %d proven, %d empty)",
+	   proven, n, empty);
+	ok(proven > empty / 4, "masks of middle bits: a fair share of the empty ones shown empty (%d of %d)", proven, empty);
+	ectx_free(cx);
+}
+
 int main(void)
 {
 	random_small(false, 12345);
@@ -566,5 +630,6 @@ int main(void)
 	test_fixed_var();
 	test_taps();
 	test_pairs();
+	test_masks();
 	return done_testing();
 }
