@@ -21,6 +21,10 @@ struct ectx {
 	uint32_t cxid;
 	bool (*float_mem)(uint32_t space, void *user);   /* ectx_set_float_mem */
 	void *float_mem_user;
+	/* the sums mk_fadd made without a constant, with their number of
+	 * terms (expr-simp.c, sum_append): open addressing on the node */
+	struct sum_rec { const struct expr *e; size_t n; } *sums;
+	size_t sums_cap, sums_len;
 };
 
 /* The one place nodes are made: returns the existing node equal to the

@@ -1111,8 +1111,147 @@ static const struct expr *nary_of_inf(struct ectx *cx, enum eop op, unsigned n,
 	return inf_of(cx, s);
 }
 
+/* ---- a long sum grown one term at a time ------------------------------------- */
+
+/* A loop's accumulator (acc + a*b, 131,072 times over a matmul's K) made
+ * by the full path below costs the whole sum at every step: its terms
+ * flattened, checked for order, chunked and interned again.  A sum that
+ * mk_fadd made without a constant is recorded with its number of terms
+ * n: its terms are sorted by id, none cancels another, and it is nary()
+ * over them.  Adding a term x newer than every one of them (a
+ * non-constant, not a negation, not a sum) leaves them in order, cancels
+ * nothing, folds nothing: the full path's result is nary() over the same
+ * terms and x, which differs from the sum only in the last chunk of each
+ * level.  sum_append makes just those chunks: the same node, in time
+ * proportional to a chunk and the levels. */
+
+#define SUM_MIN 16               /* shorter sums take the full path */
+
+static size_t sum_slot(const struct ectx *cx, const struct expr *e)
+{
+	return ((size_t)e->id * 0x9e3779b97f4a7c15ull >> 7) & (cx->sums_cap - 1);
+}
+
+/* The number of terms of sum e, or 0 when it is not recorded. */
+static size_t sum_terms(const struct ectx *cx, const struct expr *e)
+{
+	if (!cx->sums_cap)
+		return 0;
+	for (size_t i = sum_slot(cx, e);; i = (i + 1) & (cx->sums_cap - 1)) {
+		if (cx->sums[i].e == e)
+			return cx->sums[i].n;
+		if (!cx->sums[i].e)
+			return 0;
+	}
+}
+
+static void sum_record(struct ectx *cx, const struct expr *e, size_t n)
+{
+	if (2 * (cx->sums_len + 1) > cx->sums_cap) {
+		struct sum_rec *old = cx->sums;
+		size_t ocap = cx->sums_cap;
+		cx->sums_cap = ocap ? 2 * ocap : 1024;
+		cx->sums = xcalloc(cx->sums_cap, sizeof *cx->sums);
+		for (size_t i = 0; i < ocap; i++)
+			if (old[i].e) {
+				size_t j = sum_slot(cx, old[i].e);
+				while (cx->sums[j].e)
+					j = (j + 1) & (cx->sums_cap - 1);
+				cx->sums[j] = old[i];
+			}
+		free(old);
+	}
+	size_t i = sum_slot(cx, e);
+	while (cx->sums[i].e && cx->sums[i].e != e)
+		i = (i + 1) & (cx->sums_cap - 1);
+	if (!cx->sums[i].e)
+		cx->sums_len++;
+	cx->sums[i] = (struct sum_rec){ e, n };
+}
+
+#define SUM_LEVELS 16
+
+/* nary() over the n terms of the recorded sum s and x after them, from
+ * s's last chunks; NULL where s is not shaped as nary() makes it. */
+static const struct expr *sum_append(struct ectx *cx, const struct expr *s, size_t n, const struct expr *x)
+{
+	enum { CH = E_MAX_ARGS };
+	size_t sz[SUM_LEVELS];          /* items of each level; level h is s's arguments */
+	const struct expr *last[SUM_LEVELS];   /* the last item of each level */
+	int h = 0;
+	sz[0] = n;
+	while (sz[h] > CH) {
+		if (h + 1 >= SUM_LEVELS - 1)
+			return NULL;
+		sz[h + 1] = (sz[h] + CH - 1) / CH;
+		h++;
+	}
+	if (s->op != EOP_FADD || s->nargs != sz[h])
+		return NULL;
+	last[h] = s->args[sz[h] - 1];
+	for (int j = h; j > 0; j--) {
+		size_t m = sz[j - 1] - CH * (sz[j] - 1);      /* the last chunk's items */
+		if (m == 1) {
+			last[j - 1] = last[j];
+		} else {
+			if (last[j]->op != EOP_FADD || last[j]->nargs != m)
+				return NULL;
+			last[j - 1] = last[j]->args[m - 1];
+		}
+	}
+	if (last[0]->op == EOP_FADD || last[0]->id >= x->id)
+		return NULL;
+	/* level by level: x appended to level 0; then each level's last item
+	 * replaced (the last chunk grew) or one appended (a chunk of x alone) */
+	const struct expr *args[CH + 1], *item = x;
+	bool append = true;
+	for (int j = 0; j < h; j++) {
+		size_t m = sz[j] - CH * (sz[j + 1] - 1);
+		if (append && m == CH)
+			continue;                /* item is a chunk of its own */
+		unsigned k = 0;
+		if (m == 1)
+			args[k++] = last[j];
+		else
+			for (unsigned i = 0; i < m; i++)
+				args[k++] = last[j + 1]->args[i];
+		if (append)
+			args[k++] = item;
+		else
+			args[k - 1] = item;
+		if (k == 1) {
+			append = false;          /* a chunk of one is its item */
+			continue;
+		}
+		item = intern_op(cx, EOP_FADD, SORT_REAL, 0, k, args);
+		append = false;
+	}
+	if (append && sz[h] == CH) {
+		/* the top level full: s is the first chunk of a new one */
+		args[0] = s;
+		args[1] = item;
+		return intern_op(cx, EOP_FADD, SORT_REAL, 0, 2, args);
+	}
+	memcpy(args, s->args, sz[h] * sizeof *args);
+	if (append)
+		args[sz[h]] = item;
+	else
+		args[sz[h] - 1] = item;
+	return intern_op(cx, EOP_FADD, SORT_REAL, 0, (unsigned)(sz[h] + append), args);
+}
+
 static const struct expr *mk_fadd(struct ectx *cx, unsigned n, const struct expr *const *args)
 {
+	for (unsigned i = 0; i < 2 && n == 2; i++) {
+		const struct expr *s = args[i], *x = args[1 - i], *r;
+		size_t terms;
+		if (s->op == EOP_FADD && x->op != EOP_FADD && x->op != EOP_FNEG && !is_real(x) &&
+		    !inf_sign(x) && (terms = sum_terms(cx, s)) &&
+		    (r = sum_append(cx, s, terms, x))) {
+			sum_record(cx, r, terms + 1);
+			return r;
+		}
+	}
 	const struct expr *inf = nary_of_inf(cx, EOP_FADD, n, args);
 	if (inf)
 		return inf;
@@ -1152,7 +1291,10 @@ static const struct expr *mk_fadd(struct ectx *cx, unsigned n, const struct expr
 		k = j;
 		free(dead);
 	}
+	bool plain = !konst.len && acc == 0;
 	const struct expr *r = finish_nary(cx, EOP_FADD, &v, k, &konst, acc, 0);
+	if (plain && k >= SUM_MIN && r->op == EOP_FADD)
+		sum_record(cx, r, k);
 	VEC_FREE(v);
 	VEC_FREE(konst);
 	return r;

@@ -173,6 +173,7 @@ void ectx_free(struct ectx *cx)
 	arena_release(&cx->arena);
 	free(cx->tab);
 	free(cx->htab);
+	free(cx->sums);
 	free(cx);
 }
 

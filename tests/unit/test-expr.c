@@ -567,6 +567,87 @@ static void test_long_sum(void)
 	ectx_free(cx);
 }
 
+/* The sum of t[0..n) made in one n-ary call per 200 terms. */
+static const struct expr *sum_at_once(struct ectx *cx, const struct expr *const *t, unsigned n)
+{
+	const struct expr *all = NULL;
+	for (unsigned i = 0; i < n; i += 200) {
+		unsigned k = n - i < 200 ? n - i : 200;
+		const struct expr *part = e_op(cx, EOP_FADD, SORT_REAL, 0, k, t + i);
+		all = all ? e_op2(cx, EOP_FADD, part, all) : part;
+	}
+	return all;
+}
+
+/* A matmul's accumulator, acc + a*b with each product newer than the sum:
+ * 70,000 terms (three levels of chunks of E_MAX_ARGS), the same node as
+ * the sum made at once wherever a chunk or a level fills; then sums whose
+ * new term is not always the newest (an older term, a constant, the
+ * negation of a term that cancels it), three of them interleaved, each
+ * step against the full path. */
+static void test_sum_append(void)
+{
+	struct ectx *cx = ectx_new();
+	enum { N = 70000 };
+	const struct expr **t = malloc(N * sizeof *t);
+	const struct expr *acc = e_real(cx, 0);
+	bool same = true;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (unsigned i = 0; i < N; i++) {
+		t[i] = e_op2(cx, EOP_FMUL, e_input(cx, 0, 4 * (uint64_t)i, ET_F32), e_input(cx, 1, 4 * (uint64_t)i, ET_F32));
+		acc = e_op2(cx, EOP_FADD, t[i], acc);
+		unsigned n = i + 1;
+		if (n == 16 || n == 254 || n == 255 || n == 256 || n == 257 || n == 510 || n == 511 ||
+		    n == 65024 || n == 65025 || n == 65026 || n == 65280 || n == 65281 || n == N)
+			same &= acc == sum_at_once(cx, t, n);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double s = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	ok(same, "a 70000-term accumulator grown one newest term at a time is the n-ary sum at every level's edge");
+	printf("# 70000 additions of newest terms (and 13 sums at once): %.2f s\n", s);
+
+	/* mixed: 3 accumulators, terms sometimes old, constant or a negation */
+	enum { M = 600 };
+	const struct expr *sum[3] = { NULL, NULL, NULL };
+	const struct expr **mine[3];
+	unsigned cnt[3] = { 0, 0, 0 };
+	uint64_t r = 99;
+	same = true;
+	for (int a = 0; a < 3; a++)
+		mine[a] = malloc(M * sizeof **mine);
+	for (unsigned i = 0; i < 3 * M; i++) {
+		r = r * 6364136223846793005ull + 1442695040888963407ull;
+		unsigned a = (unsigned)(r >> 40) % 3, kind = (unsigned)(r >> 20) % 16;
+		if (cnt[a] >= M)
+			continue;
+		const struct expr *x;
+		if (kind == 0 && a == 2)      /* constants in one sum only: the others stay recorded */
+			x = e_real(cx, (double)(r % 7) + 0.1);
+		else if (kind == 1 && cnt[a])
+			x = e_op1(cx, EOP_FNEG, SORT_REAL, 0, mine[a][(r >> 8) % cnt[a]]);
+		else if (kind == 2)
+			x = t[(r >> 8) % 1000];
+		else
+			x = e_op2(cx, EOP_FMUL, e_input(cx, 2, 4 * (uint64_t)i, ET_F32), e_input(cx, 3, 4 * (uint64_t)i, ET_F32));
+		mine[a][cnt[a]++] = x;
+		if (!sum[a]) {
+			sum[a] = x;
+			continue;
+		}
+		/* the full path: three arguments, a zero that folds away */
+		const struct expr *v[3] = { sum[a], x, e_real(cx, 0) };
+		const struct expr *full = e_op(cx, EOP_FADD, SORT_REAL, 0, 3, v);
+		sum[a] = e_op2(cx, EOP_FADD, sum[a], x);
+		same &= sum[a] == full;
+	}
+	for (int a = 0; a < 3; a++)
+		free(mine[a]);
+	ok(same, "three interleaved sums of new, old, constant and cancelling terms: each step as the full path makes it");
+	free(t);
+	ectx_free(cx);
+}
+
 static void test_speed(void)
 {
 	struct ectx *cx = ectx_new();
@@ -614,6 +695,7 @@ int main(void)
 	test_etable(cx);
 	ectx_free(cx);
 	test_long_sum();
+	test_sum_append();
 	test_speed();
 	return done_testing();
 }
