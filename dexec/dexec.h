@@ -183,6 +183,7 @@ struct dx_launch {
 	/* shared memory, barriers, warps (shared.c, warp.c, race.c) */
 	struct dx_shared *sh;        /* layout, accesses of the epoch, shared writes */
 	struct dx_ents_memo *ents;   /* block offsets of accesses, by (dom, off) (race-enum.c) */
+	struct dx_race_seen *rseen;  /* epochs whose race check found nothing (race.c) */
 	VEC(struct dx_bundle *) waiting;   /* bundles stopped at a barrier or warp op */
 	VEC(const struct expr *) exited;   /* domains of the bundles that ended after a barrier */
 
@@ -486,6 +487,7 @@ struct dx_acc {
  * "shared-race", one warp in the same warp epoch = "warp-sync".  found[0], found[1] say whether each class was
  * already reported (then it is not checked again). */
 void dx_race_check(struct dx_launch *L, const struct dx_acc *acc, size_t n, bool found[2]);
+void dx_race_seen_free(struct dx_race_seen *s);                    /* NULL ok */
 /* race-enum.c: the pairs of one epoch's accesses that may race, found by
  * trying every thread of a block (accesses whose offsets do not depend
  * on the block).  dx_race_enum_new returns NULL when it cannot help. */

@@ -513,6 +513,7 @@ void dx_launch_release(struct dx_launch *L)
 	VEC_FREE(L->opaque_ins);
 	dx_shared_free(L->sh);
 	dx_ents_memo_free(L->ents);
+	dx_race_seen_free(L->rseen);
 	dx_merge_free(L->merge);
 	dx_gread_free(L->gr);
 	VEC_FREE(L->writes);

@@ -141,11 +141,74 @@ static void report(struct dx_launch *L, const char *cls, const struct dx_acc *a,
 	}
 }
 
+/* An epoch of a loop often makes the accesses of an earlier epoch again:
+ * the same domains and offsets (hash-consed: the same pointers), sizes,
+ * kinds and warp epochs, as a K loop's tiles do (level-1 6_ has 4096
+ * epochs of 66 accesses by 1024 threads).  The check is a function of
+ * them and of the classes already found, so an epoch made of the
+ * accesses of one whose check ran to the end and found nothing, while
+ * no class was found since that the check would look for, finds nothing
+ * again.  The last few such epochs are kept, each in full. */
+#define SEEN_MAX 8
+
+struct seen_acc { const struct expr *dom, *off; unsigned size; bool write, atomic; uint32_t sub; };
+struct seen_epoch { struct seen_acc *acc; size_t n; bool found[2]; };
+struct dx_race_seen { struct seen_epoch e[SEEN_MAX]; unsigned next; };
+
+void dx_race_seen_free(struct dx_race_seen *s)
+{
+	if (!s)
+		return;
+	for (unsigned i = 0; i < SEEN_MAX; i++)
+		free(s->e[i].acc);
+	free(s);
+}
+
+static bool seen_same(const struct seen_acc *k, const struct dx_acc *acc, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (k[i].dom != acc[i].dom || k[i].off != acc[i].off || k[i].size != acc[i].size ||
+		    k[i].write != acc[i].write || k[i].atomic != acc[i].atomic || k[i].sub != acc[i].sub)
+			return false;
+	return true;
+}
+
+/* Was an epoch of these accesses checked to the end, finding nothing,
+ * with no more classes found than now? */
+static bool seen_clean(const struct dx_launch *L, const struct dx_acc *acc, size_t n, const bool found[2])
+{
+	const struct dx_race_seen *s = L->rseen;
+	for (unsigned i = 0; s && i < SEEN_MAX; i++) {
+		const struct seen_epoch *e = &s->e[i];
+		if (e->acc && e->n == n && e->found[0] <= found[0] && e->found[1] <= found[1] &&
+		    seen_same(e->acc, acc, n))
+			return true;
+	}
+	return false;
+}
+
+static void seen_add(struct dx_launch *L, const struct dx_acc *acc, size_t n, const bool found[2])
+{
+	if (!L->rseen)
+		L->rseen = xcalloc(1, sizeof *L->rseen);
+	struct seen_epoch *e = &L->rseen->e[L->rseen->next];
+	L->rseen->next = (L->rseen->next + 1) % SEEN_MAX;
+	free(e->acc);
+	e->acc = xmalloc(n * sizeof *e->acc);
+	e->n = n;
+	e->found[0] = found[0];
+	e->found[1] = found[1];
+	for (size_t i = 0; i < n; i++)
+		e->acc[i] = (struct seen_acc){ acc[i].dom, acc[i].off, acc[i].size, acc[i].write,
+		                               acc[i].atomic, acc[i].sub };
+}
+
 void dx_race_check(struct dx_launch *L, const struct dx_acc *acc, size_t n, bool found[2])
 {
 	struct ectx *cx = L->cx;
-	if (!n || (found[0] && found[1]))
+	if (!n || (found[0] && found[1]) || seen_clean(L, acc, n, found))
 		return;
+	bool before[2] = { found[0], found[1] };
 	const struct expr *w1 = warp_of(L, false), *w2 = warp_of(L, true);
 	const struct expr *same_warp = e_op2(cx, EOP_EQ, w1, w2);
 	const struct expr *same_tid = e_bool(cx, true);
@@ -200,6 +263,8 @@ void dx_race_check(struct dx_launch *L, const struct dx_acc *acc, size_t n, bool
 	}
 out:
 	dx_race_enum_free(re);
+	if (found[0] == before[0] && found[1] == before[1] && !L->timeout && !dx_out_of_time(L))
+		seen_add(L, acc, n, found);
 }
 
 /* ---- global memory: plain stores beside atomics ---------------------------- */
