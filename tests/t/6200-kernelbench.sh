@@ -381,4 +381,13 @@ test_expect_success 'a program that reads a value not computed: traced again, co
 	test ! -e hr/ref.trace.part
 '
 
+test_expect_success 'the same with a large input: its half-written record is thrown away, the side traced again' '
+	mkdir -p big &&
+	sed "s/torch.randn(4, 8)/torch.randn(64, 1000)/" "$HR/ref.py" >big/ref.py &&
+	grep -q "randn(64, 1000)" big/ref.py &&
+	DIRIGO_SHAPES_SMALL=0 dtrace-cuda --kernelbench -o hrb big/ref.py "$HR/opt.py" 2>err &&
+	grep -q "reads a value that the trace by shape does not compute" err &&
+	dcat hrb/ref.trace | jq -s -e "map(select(.t==\"end\")) | length == 1" >/dev/null
+'
+
 test_done
