@@ -103,6 +103,17 @@ bool norm_bind(struct bind *b, int kind)
 	return true;
 }
 
+/* The attributes result r depends on: the momentum only moves the
+ * running statistics, so the normalised output of two batch norms that
+ * differ in momentum alone is one function (a program that passes 0.9
+ * where the reference has 0.1 changes the running buffers, not out). */
+void norm_result_attrs(const struct op_inst *in, unsigned r, struct op_attrs *at)
+{
+	int f = r < in->nres ? in->res_formula[r] : -1;
+	if (f != R_RUN_MEAN && f != R_RUN_VAR)
+		at->s[1] = 0;
+}
+
 /* The elements a statistic is taken over, for the output element at idx:
  * calls back with each flat index of the input. */
 struct grp { uint64_t *flat; int64_t n; };

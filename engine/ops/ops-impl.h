@@ -99,6 +99,7 @@ bool red_bind(struct bind *b, int kind);       V red_elem(struct alg *A, unsigne
 bool lin_bind(struct bind *b, int kind);       V lin_elem(struct alg *A, unsigned r, const int64_t *idx);
 bool conv_bind(struct bind *b, int kind);      V conv_elem(struct alg *A, unsigned r, const int64_t *idx);
 bool norm_bind(struct bind *b, int kind);      V norm_elem(struct alg *A, unsigned r, const int64_t *idx);
+void norm_result_attrs(const struct op_inst *in, unsigned r, struct op_attrs *at);
 bool pool_bind(struct bind *b, int kind);      V pool_elem(struct alg *A, unsigned r, const int64_t *idx);
 bool loss_bind(struct bind *b, int kind);      V loss_elem(struct alg *A, unsigned r, const int64_t *idx);
 bool view_bind(struct bind *b, int kind);      V view_elem(struct alg *A, unsigned r, const int64_t *idx);

@@ -378,6 +378,13 @@ static const struct op_def *find(const char *name, bool *inplace)
 	return find_exact(buf);
 }
 
+void op_result_attrs(const struct op_inst *in, unsigned r, struct op_attrs *out)
+{
+	*out = in->at;
+	if (in->def->bind == norm_bind)
+		norm_result_attrs(in, r, out);
+}
+
 int op_family(const struct op_inst *in)
 {
 	for (size_t f = 0; f < NFAM; f++)
