@@ -120,6 +120,10 @@ struct checker {
 	struct smt *smt;              /* for the resolver */
 	const enum etype *ets;        /* per output */
 	double deadline;              /* the budget's end (deadline.h) */
+	/* NULL, or a resolver that stops at the values both programs
+	 * compute alike (resolver_set_shared): tried first, it decides a
+	 * location only when it shows it equal */
+	struct resolver *ra;
 };
 
 /* Checks one location: fills *loc, and *w with *has_witness when the

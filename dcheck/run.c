@@ -269,6 +269,7 @@ struct pool {
 	double t0;
 	unsigned running;               /* workers not yet finished */
 	bool failed;                    /* a worker could not set up */
+	const uint32_t *shared;         /* vnum_shared, or NULL */
 };
 
 /* Under the lock: the next location for a worker, or false at the end. */
@@ -333,9 +334,14 @@ static void *work(void *arg)
 	}
 	struct smt *s = smt_new(o->smt_timeout_ms, o->smt_rlimit);
 	smt_set_deadline(s, o->deadline);
-	struct resolver *r = resolver_new(st, s);
+	struct resolver *r = resolver_new(st, s), *ra = NULL;
 	resolver_set_deadline(r, o->deadline);
-	struct checker c = { o, st, r, s, p->ets, o->deadline };
+	if (p->shared) {
+		ra = resolver_new(st, s);
+		resolver_set_deadline(ra, o->deadline);
+		resolver_set_shared(ra, p->shared);
+	}
+	struct checker c = { o, st, r, s, p->ets, o->deadline, ra };
 	pthread_mutex_lock(&p->mu);
 	if (!ok) {
 		p->failed = true;
@@ -366,6 +372,7 @@ static void *work(void *arg)
 	pthread_cond_broadcast(&p->done);
 	pthread_mutex_unlock(&p->mu);
 	resolver_free(r);
+	resolver_free(ra);
 	smt_free(s);
 	if (wk->id > 0) {
 		sym_state_release(&own);
@@ -454,10 +461,12 @@ static unsigned jobs_for(const struct dcheck_opts *o, uint64_t share)
 /* Outputs whose two values have the same number (vnum.h) are equal at
  * every location: one equal-output record each, counted in t, before any
  * location; the others are checked location by location.  Returns which
- * (NULL when --no-value-numbering). */
+ * (NULL when --no-value-numbering); *shared gets the values both
+ * programs compute alike (vnum_shared), where resolution may stop. */
 static bool *equal_outputs(const struct dcheck_opts *o, const struct sym_state *st, const enum etype *ets,
-                           struct stream_out *out, struct tally *t)
+                           struct stream_out *out, struct tally *t, uint32_t **shared)
 {
+	*shared = NULL;
 	if (o->no_vnum)
 		return NULL;
 	size_t n = st->obl.outputs.len;
@@ -478,6 +487,11 @@ static bool *equal_outputs(const struct dcheck_opts *o, const struct sym_state *
 		vd_write_equal_output(out, &e);
 		tally_count_equal(t, &e);
 	}
+	uint64_t ns = 0;
+	*shared = vnum_shared(vn, &ns);
+	if (ns && diag_verbose())
+		note("%llu value%s computed alike by both programs: resolution stops there first",
+		     (unsigned long long)ns, ns == 1 ? " is" : "s are");
 	vnum_free(vn);
 	return whole;
 }
@@ -502,7 +516,9 @@ static void check_all(const struct dcheck_opts *o, const struct sym_state *st, c
 	resolver_set_deadline(r, o->deadline);
 	enum etype *ets = output_types(st, r);
 	p.ets = ets;
-	bool *whole = equal_outputs(o, st, ets, out, t);
+	uint32_t *shared = NULL;
+	bool *whole = equal_outputs(o, st, ets, out, t, &shared);
+	p.shared = shared;
 	/* an output with cuts is decided by them (dmerge(1), "Identical tails") */
 	for (size_t k = 0; k < st->obl.outputs.len; k++) {
 		uint32_t i = st->obl.outputs.items[k].tail_of;
@@ -650,6 +666,7 @@ static void check_all(const struct dcheck_opts *o, const struct sym_state *st, c
 	free(wk);
 	locgen_free(p.g);
 	free(ets);
+	free(shared);
 	pthread_mutex_destroy(&p.mu);
 	pthread_cond_destroy(&p.space);
 	pthread_cond_destroy(&p.done);

@@ -81,6 +81,7 @@ struct resolver {
 	struct shmemo_ent *sh;             /* shared loads resolved */
 	size_t shcap, shlen;
 	struct deadline_check dl;
+	const uint32_t *shared;            /* resolver_set_shared, or NULL */
 	/* written expressions at the threads resolved last (most recent
 	 * first): a thread's writes share their addresses (a sum and a sum
 	 * of squares over one loop), and nested reads come back to it */
@@ -136,6 +137,22 @@ struct resolver *resolver_new(const struct sym_state *st, struct smt *s)
 void resolver_set_deadline(struct resolver *r, double deadline)
 {
 	deadline_check_init(&r->dl, deadline, DEADLINE_EVERY);
+}
+
+static void memo_clear(struct resolver *r);
+
+void resolver_set_shared(struct resolver *r, const uint32_t *number)
+{
+	r->shared = number;
+	memo_clear(r);
+}
+
+/* Float element off of a value numbered n: one unknown per (n, off, et),
+ * the same in both programs (equal numbers hold equal bytes). */
+static const struct expr *shared_leaf(struct resolver *r, uint32_t n, uint64_t off, enum etype et)
+{
+	const struct expr *at = e_bv(r->cx, off << 4 | (uint64_t)et, 64);
+	return e_opaque(r->cx, EOPQ(EOPQ_FN, 0, RESOLVE_SHARED_TAG(n)), etype_sort(et), 1, &at);
 }
 
 void resolver_free(struct resolver *r)
@@ -1040,6 +1057,8 @@ static const struct expr *res(struct resolver *r, uint32_t v, uint64_t off, enum
 		*writer = hit->writer;
 		return hit->e;
 	}
+	if (r->shared && depth > 0 && v < r->o->values.len && r->shared[v] && etype_is_float(et))
+		return shared_leaf(r, r->shared[v], off, et);
 	if (depth > r->lim.max_depth) {
 		ri_fail(acc, RI_TOO_BIG, "resolution nested deeper than %u elements", r->lim.max_depth);
 		return NULL;

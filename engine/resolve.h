@@ -88,6 +88,15 @@ void resolver_set_limits(struct resolver *r, const struct resolve_limits *l);
  * what it was resolving. */
 void resolver_set_deadline(struct resolver *r, double deadline);
 
+/* Values to stop at: number[v] != 0 (vnum.h: equal numbers hold equal
+ * bytes) makes every float element of value v read below the requested
+ * one an OPAQUE leaf tagged RESOLVE_SHARED_TAG(number[v]) of its offset
+ * and type, the same leaf in either program: an element equal over
+ * these leaves is equal for every value they hold, so for the programs'
+ * own.  Borrowed; NULL turns it off.  Clears the memo. */
+void resolver_set_shared(struct resolver *r, const uint32_t *number);
+#define RESOLVE_SHARED_TAG(n)  ((0xffffffull << 32) | (uint64_t)(n))
+
 /* The element of value 'value' at byte offset off read as et, as an
  * expression over INPUT leaves (and constants).  Returns NULL when it is
  * unknown (RI_NO_RESULT: RI_RACE, RI_UNSUPPORTED, RI_TOO_BIG, RI_RANDOM,

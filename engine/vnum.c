@@ -295,7 +295,9 @@ static uint32_t result_seq(struct vnum *v, uint32_t k, uint32_t r, const struct 
 		if (x && x->dtype == w->dtype)
 			return view_seq(v, x);
 	}
-	const struct op_attrs *at = &in->at;
+	struct op_attrs ra;
+	op_result_attrs(in, r, &ra);
+	const struct op_attrs *at = &ra;
 	size_t m_ = k_begin(v, 'O');
 	if (op_is_product(in)) {
 		/* a @ b (+ beta * c), whatever the op's name: linear reads its
@@ -580,4 +582,28 @@ void vnum_stats(const struct vnum *v, uint64_t *values, uint64_t *numbers)
 {
 	*values = v->o->values.len;
 	*numbers = v->next_id;
+}
+
+uint32_t *vnum_shared(const struct vnum *v, uint64_t *count)
+{
+	const struct obligation *o = v->o;
+	size_t nv = o->values.len;
+	unsigned char *seen = xcalloc((size_t)v->next_id + 2, 1);   /* bit p: program p has it */
+	for (size_t x = 0; x < nv; x++)
+		if (o->values.items[x].prog < 2 && v->vn[x] <= v->next_id)
+			seen[v->vn[x]] |= (unsigned char)(1u << o->values.items[x].prog);
+	uint32_t *shared = NULL;
+	*count = 0;
+	for (size_t x = 0; x < nv; x++) {
+		const struct obl_value *val = &o->values.items[x];
+		bool computed = val->def == VD_OP || val->def == VD_COPY || val->def == VD_LAUNCH;
+		if (!computed || val->input != NO_VALUE || v->vn[x] > v->next_id || seen[v->vn[x]] != 3)
+			continue;
+		if (!shared)
+			shared = xcalloc(nv + 1, sizeof *shared);
+		shared[x] = v->vn[x];
+		++*count;
+	}
+	free(seen);
+	return shared;
 }

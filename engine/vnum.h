@@ -63,6 +63,12 @@ uint32_t vnum_value(const struct vnum *v, uint32_t value);
  * either program that has a number of its own, a sentence owned by v. */
 bool vnum_output_equal(struct vnum *v, uint32_t output, enum etype et, const char **why);
 
+/* Per value, its number where a value of the other program has the same
+ * one and it is computed (an op's result, a copy, a launch's), else 0;
+ * NULL when there is none.  *count gets how many.  The caller frees it.
+ * dcheck stops resolution at these (resolver_set_shared). */
+uint32_t *vnum_shared(const struct vnum *v, uint64_t *count);
+
 /* Values numbered and distinct numbers made (for messages and tests). */
 void vnum_stats(const struct vnum *v, uint64_t *values, uint64_t *numbers);
 

@@ -140,4 +140,50 @@ test_expect_success 'a deep network location by location: ends within the budget
 		(.result == \"timeout\" or .result == \"unknown\") and .equal == 0" >/dev/null
 '
 
+test_expect_success 'batch norm in training with another momentum: the output by value numbering' '
+	cat >bn.py <<-\EOF &&
+	import torch
+	import torch.nn as nn
+	import torch.nn.functional as F
+	class Model(nn.Module):
+	    def __init__(self):
+	        super().__init__()
+	        self.bn = nn.BatchNorm2d(3, momentum=MOMENTUM)
+	    def forward(self, x):
+	        return F.relu(self.bn(x))
+	def get_inputs():
+	    return [torch.randn(2, 3, 4, 4)]
+	def get_init_inputs():
+	    return []
+	EOF
+	sed s/MOMENTUM/0.1/ bn.py >bn-ref.py && sed s/MOMENTUM/0.9/ bn.py >bn-opt.py &&
+	trace bn-ref.py bn-ref.trace && trace bn-opt.py bn-opt.trace &&
+	dmerge bn-ref.trace bn-opt.trace >bn.obl && dexec bn.obl >bn.sym &&
+	dcheck bn.sym >bn.ver &&
+	dcat bn.ver | jq -s -e "map(select(.t==\"equal-output\")) | length == 1" >/dev/null
+'
+
+test_expect_success 'the deep network with another head: resolution stops at the features both compute alike' '
+	trace "$ROOT/tests/torch/deep-head/opt.py" head-opt.trace &&
+	dmerge deep-ref.trace head-opt.trace >head.obl &&
+	dexec head.obl >head.sym &&
+	dcheck -v --budget 20 head.sym >head.ver 2>err &&
+	grep -q "values are computed alike by both programs: resolution stops there first" err &&
+	dcat head.ver >head.jsonl &&
+	jq -s -e "map(select(.t==\"equal-output\")) | length == 0" head.jsonl >/dev/null &&
+	jq -s -e "map(select(.t==\"location\")) | length >= 5 and
+		all(.result == \"equal\" and (.detail | test(\"over values both programs compute\")))" \
+		head.jsonl >/dev/null &&
+	jq -s -e "map(select(.t==\"verdict\"))[0] | .result == \"checked-correct\"" head.jsonl >/dev/null
+'
+
+test_expect_success 'the same with the bias subtracted: never equal (stopped there, the two differ; in full, too deep)' '
+	trace "$ROOT/tests/torch/deep-head/opt-bug.py" hbug-opt.trace &&
+	dmerge deep-ref.trace hbug-opt.trace >hbug.obl &&
+	dexec hbug.obl >hbug.sym &&
+	test_status 3 dcheck --budget 3 hbug.sym >hbug.ver &&
+	dcat hbug.ver | jq -s -e "map(select(.t==\"location\" and (.result == \"equal\" or
+		.result == \"within-tol\"))) | length == 0" >/dev/null
+'
+
 test_done
