@@ -473,6 +473,22 @@ bool view_bind(struct bind *b, int kind)
 	return true;
 }
 
+/* Index element flat of operand k into a dim of n, negative counted from
+ * the end, into *t; false (A->fail set) when it cannot be read or is out
+ * of range (torch would have raised). */
+static bool read_index(struct alg *A, unsigned k, uint64_t flat, int64_t n, int64_t *t)
+{
+	int64_t v = a_int(A, k, flat);
+	if (v < 0)
+		v += n;
+	if (A->fail || v < 0 || v >= n) {
+		A->fail = true;
+		return false;
+	}
+	*t = v;
+	return true;
+}
+
 V view_elem(struct alg *A, unsigned r, const int64_t *idx)
 {
 	const struct op_inst *in = A->in;
@@ -506,14 +522,8 @@ V view_elem(struct alg *A, unsigned r, const int64_t *idx)
 		bool indexed[OP_MAX_DIMS] = { false };
 		for (unsigned j = 0; j < nix; j++) {
 			unsigned d = (unsigned)at->v[1][j];
-			int64_t t = a_int(A, 1 + j, ix_bcast(bidx, nb, &in->in[1 + j]));
-			if (t < 0)
-				t += x->dim[d];
-			if (A->fail || t < 0 || t >= x->dim[d]) {
-				A->fail = true;
+			if (!read_index(A, 1 + j, ix_bcast(bidx, nb, &in->in[1 + j]), x->dim[d], &xi[d]))
 				return a_k(A, 0);
-			}
-			xi[d] = t;
 			indexed[d] = true;
 		}
 		/* the other dims, in order, from the result's coordinates */
@@ -532,14 +542,8 @@ V view_elem(struct alg *A, unsigned r, const int64_t *idx)
 			return a_in(A, k, 0);
 		for (unsigned i = 0; i < x->ndim; i++)
 			xi[i] = idx[i];
-		int64_t t = a_int(A, (unsigned)at->opnd[1], (uint64_t)idx[d]);
-		if (t < 0)
-			t += x->dim[d];
-		if (A->fail || t < 0 || t >= x->dim[d]) {
-			A->fail = true;
+		if (!read_index(A, (unsigned)at->opnd[1], (uint64_t)idx[d], x->dim[d], &xi[d]))
 			return a_k(A, 0);
-		}
-		xi[d] = t;
 		return a_in(A, k, ix_ravel(xi, x));
 	}
 	case V_STACK: {
