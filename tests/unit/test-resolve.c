@@ -7,7 +7,8 @@
  * of the first location of a 16M-element elementwise pair, shared-memory
  * reduction trees (linear, memoised per block), shared tiles at non-affine
  * addresses (inverted by tables), affine views through division by
- * constants and the deadline.
+ * constants and the deadline; resolution stopped at values named shared
+ * (resolver_set_shared).
  */
 #include "engine/resolve.h"
 #include "engine/resolve-impl.h"
@@ -183,6 +184,56 @@ static void test_elementwise(void)
 	e = resolve_elem(r, y, 4096, ET_F32, &info);
 	ok(!e && (info.flags & RI_UNSUPPORTED), "read past the end is unsupported: %s", info.reason);
 	resolver_free(r);
+	fix_release(&f);
+}
+
+/* The chain of test_elementwise with y named shared (number 7): z's
+ * elements stop at y, one opaque leaf per (number, offset, type); y's
+ * own elements (the element asked for) are resolved; off again, the
+ * full answer. */
+static void test_shared_stop(void)
+{
+	struct fix f;
+	fix_init(&f);
+	struct ectx *cx = f.cx;
+	uint32_t in = input(&f, 4096, NULL);
+	uint32_t x = value(&f, 0, 4096, VD_INPUT, NO_VALUE);
+	V(&f, x)->input = in;
+	uint32_t l0 = launch(&f, 0, 4, 256, "twice");
+	uint32_t y = launch_value(&f, 0, 4096, l0, NO_VALUE);
+	const struct expr *i = gidx(cx, 256);
+	write(&f, y, lt(cx, i, 1024), addr4(cx, i), two_x(cx, x, addr4(cx, i)), ET_F32, 0);
+	end_launch(&f, l0);
+	uint32_t l1 = launch(&f, 0, 4, 256, "plus_one");
+	uint32_t z = launch_value(&f, 0, 4096, l1, NO_VALUE);
+	write(&f, z, lt(cx, i, 1024), addr4(cx, i),
+	      e_op2(cx, EOP_FADD, e_load(cx, y, ET_F32, addr4(cx, i)), e_real(cx, 1.0)), ET_F32, 0);
+	end_launch(&f, l1);
+	ok(sym_state_finish(&f.st, "test", true), "shared: hand-built obligation is consistent");
+
+	uint32_t *shared = xcalloc(f.st.obl.values.len, sizeof *shared);
+	shared[y] = 7;
+	struct resolver *r = resolver_new(&f.st, NULL);
+	resolver_set_shared(r, shared);
+	struct resolve_info info;
+	const struct expr *e = resolve_elem(r, z, 8, ET_F32, &info);
+	const struct expr *at = e_bv(cx, 8u << 4 | ET_F32, 64);
+	const struct expr *leaf = e_opaque(cx, EOPQ(EOPQ_FN, 0, RESOLVE_SHARED_TAG(7)), SORT_REAL, 1, &at);
+	ok(e == e_op2(cx, EOP_FADD, leaf, e_real(cx, 1.0)) && info.flags == 0,
+	   "shared: z[2] = y's leaf at byte 8 + 1");
+	e = resolve_elem(r, z, 12, ET_F32, &info);
+	ok(e && e != e_op2(cx, EOP_FADD, leaf, e_real(cx, 1.0)) && e_has_opaque(e),
+	   "shared: z[3] another leaf");
+	e = resolve_elem(r, y, 8, ET_F32, &info);
+	ok(e == e_op2(cx, EOP_FMUL, e_input(cx, in, 8, ET_F32), e_real(cx, 2.0)),
+	   "shared: y[2] itself, the element asked for, in full");
+	resolver_set_shared(r, NULL);
+	e = resolve_elem(r, z, 8, ET_F32, &info);
+	ok(e == e_op2(cx, EOP_FADD, e_op2(cx, EOP_FMUL, e_input(cx, in, 8, ET_F32), e_real(cx, 2.0)),
+	                e_real(cx, 1.0)) && !e_has_opaque(e),
+	   "shared off: z[2] = 2 * in[2] + 1 again (the memo cleared)");
+	resolver_free(r);
+	free(shared);
 	fix_release(&f);
 }
 
@@ -709,6 +760,7 @@ static void test_lin_divrem(void)
 int main(void)
 {
 	diag_set_prog("test-resolve");
+	test_shared_stop();
 	test_lin_divrem();
 	test_shared_tree();
 	test_shared_table();
