@@ -32,7 +32,7 @@ if [ -n "${SKIP_ALL:-}" ]; then
 	exit
 fi
 
-export DIRIGO_EXT_CACHE="$TRASH/cache" PYTHONPATH="$ROOT/dtrace-cuda/python"
+export DIRIGO_EXT_CACHE="$TRASH/cache" PYTHONPATH="$ROOT/dtrace-cuda/python" DIRIGO_PYTHONPATH="$ROOT/dtrace-cuda/python"
 unset DIRIGO_EXT_PCH DIRIGO_EXT_PHASES
 
 # build SRC: builds and imports SRC; prints the .so and what ones(2) gives.
