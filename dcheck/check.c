@@ -131,6 +131,20 @@ static void add_kernel(const struct checker *c, int prog, uint32_t launch, struc
 	                                                arena_strdup(a, c->st->obl.launches.items[launch].kernel) };
 }
 
+/* e normalised in place, into *lc (a context of the location's own,
+ * see the top of this file) with *nz: the chosen axioms, then sums,
+ * products, max and min in canonical form (canon.h).  The caller frees
+ * both. */
+static void normal_form(const struct checker *c, const struct expr *e[2], struct ectx **lc,
+                        struct ax_norm **nz)
+{
+	*lc = ectx_new();
+	*nz = ax_norm_new(*lc, c->o->axioms);
+	e[0] = ax_norm(*nz, e[0]);
+	e[1] = ax_norm(*nz, e[1]);
+	canon_pair(*lc, e, CANON_STEPS_DEFAULT);
+}
+
 /* e, resolved with the values both programs compute alike left as
  * unknowns (checker.ra), shown equal for every value of them: then loc
  * says so and the answer is true.  Only the normal form decides here (no
@@ -141,10 +155,10 @@ static void add_kernel(const struct checker *c, int prog, uint32_t launch, struc
  * the full resolution. */
 static bool equal_over_shared(struct checker *c, const struct expr *e[2], struct vd_location *loc)
 {
-	struct ectx *lc = ectx_new();
-	struct ax_norm *nz = ax_norm_new(lc, c->o->axioms);
-	const struct expr *x[2] = { ax_norm(nz, e[0]), ax_norm(nz, e[1]) };
-	canon_pair(lc, x, CANON_STEPS_DEFAULT);
+	struct ectx *lc;
+	struct ax_norm *nz;
+	const struct expr *x[2] = { e[0], e[1] };
+	normal_form(c, x, &lc, &nz);
 	bool eq = x[0] == x[1];
 	ax_norm_free(nz);
 	ectx_free(lc);
@@ -216,13 +230,9 @@ void check_location(struct checker *c, uint32_t output, uint64_t index, struct a
 	/* An opaque value has no concrete meaning: no screen, no witness; only
 	 * "equal (within tolerance) for every meaning of it" decides. */
 	int opq = e_has_opaque(e[0]) ? 0 : e_has_opaque(e[1]) ? 1 : -1;
-	lc = ectx_new();
-	nz = ax_norm_new(lc, c->o->axioms);
-	e[0] = ax_norm(nz, e[0]);
-	e[1] = ax_norm(nz, e[1]);
-	/* sums, products, max and min in one form whatever their association
-	 * (canon.h); what still differs goes on, smaller */
-	canon_pair(lc, e, CANON_STEPS_DEFAULT);
+	/* the axioms, then sums, products, max and min in one form whatever
+	 * their association; what still differs goes on, smaller */
+	normal_form(c, e, &lc, &nz);
 	if (e[0] == e[1]) {
 		loc->result = LR_EQUAL;
 		loc->how = LH_STRUCTURAL;
