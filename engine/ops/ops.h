@@ -95,12 +95,12 @@ bool op_is_layout(const char *name);
  * _to_copy, and copy_ of the same shape); the caller compares element
  * types.  Value numbering (vnum.h) gives it the operand's number. */
 bool op_is_copy(const struct op_inst *in, unsigned r, unsigned *opnd);
-/* The formula family of the bound call (its op file: 0 elementwise, 1
- * reductions, ...): with the parsed attributes, what its formula is. */
 /* The attributes of the bound call that result r depends on: in->at,
  * with those that only other results use cleared (batch norm's momentum
  * moves only the running statistics).  Value numbering keys by these. */
 void op_result_attrs(const struct op_inst *in, unsigned r, struct op_attrs *out);
+/* The formula family of the bound call (its op file: 0 elementwise, 1
+ * reductions, ...): with the parsed attributes, what its formula is. */
 int op_family(const struct op_inst *in);
 /* True if a and b compute the same function of their operands: the same
  * op (after binding: stride [1] and [1, 1] of a 2-D convolution are one
