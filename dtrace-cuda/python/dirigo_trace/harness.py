@@ -117,17 +117,16 @@ def record_run(sink, model, inputs, max_data, all_data, params=None, call=None, 
         if own and own.startswith("buffer:"):
             own = own[len("buffer:"):]
         buffer = n.startswith("buffer:")
+        name = n[len("buffer:"):] if buffer else n
         if not (p.is_floating_point() or p.is_complex()) or (buffer and p.dim() == 0):
             # An integer or bool parameter or buffer, or a buffer that is
             # one number, is the model's configuration (a stride, an
             # index table, a count, a rate), fixed when the model is
             # made, as shapes are: a constant of the trace, so that
             # .item() of it, or a gather by it, is not data-dependent.
-            rec.add_input(p, "constant", n[len("buffer:"):] if buffer else n)
-        elif buffer:
-            rec.add_input(p, "buffer", n[len("buffer:"):], own=own)
+            rec.add_input(p, "constant", name)
         else:
-            rec.add_input(p, "param", n, own=own)
+            rec.add_input(p, "buffer" if buffer else "param", name, own=own)
     try:
         with torch.no_grad(), rec:
             if gen is not None:
