@@ -193,17 +193,22 @@ void check_location(struct checker *c, uint32_t output, uint64_t index, struct a
 	struct ectx *lc = NULL;
 	struct ax_norm *nz = NULL;
 	bool resolved = false;
-	if (c->ra) {
+	struct resolver *ra = out->bridge ? c->rb : c->ra;
+	if (ra) {
 		/* first stopping at the values both compute alike: where the
 		 * location reads none of them the answer is the full one */
 		bool clean = true, opaque = false;
 		for (int p = 0; p < 2; p++) {
-			e[p] = resolve_elem(c->ra, out->value[p], out->off[p] + off, et, &info[p]);
+			e[p] = resolve_elem(ra, out->value[p], out->off[p] + off, et, &info[p]);
 			clean = clean && e[p] && !info[p].flags;
 			opaque = opaque || (e[p] && e_has_opaque(e[p]));
 		}
-		if (clean && opaque && equal_over_shared(c, e, loc))
+		if (clean && opaque && equal_over_shared(c, e, loc)) {
+			if (out->bridge)
+				loc->detail = "over values both programs compute by the same ops (value numbering), "
+				              "taking the bridges before this one as equal, whatever they hold";
 			goto out;
+		}
 		resolved = clean && !opaque;
 	}
 	for (int p = 0; p < 2 && !resolved; p++)
@@ -325,16 +330,30 @@ witness:
 		loc->detail = arena_printf(a, "ref %.9g, opt %.9g", w->ref, w->opt);
 	}
 out:
-	if (out->tail_of != NO_VALUE && (loc->result == LR_DIFFER || loc->result == LR_UNINIT)) {
+	if (out->tail_of != NO_VALUE && loc->result == LR_UNINIT) {
+		/* a read of memory no one wrote is a bug wherever it is seen
+		 * (the value is whatever the allocator left there) */
+		loc->detail = arena_printf(a, "at %s of output %u: %s", out->bridge ? "this bridge" : "this cut",
+		                           out->tail_of, loc->detail ? loc->detail : "?");
+	} else if (out->tail_of != NO_VALUE && loc->result == LR_DIFFER) {
 		/* a cut (dmerge(1), "Identical tails"): equal here means equal
 		 * there, but the same ops after it may hide a difference */
 		const struct obl_output *to = &c->st->obl.outputs.items[out->tail_of];
-		loc->detail = arena_printf(a, "the programs differ at this cut of output %u (%s), the "
-		                           "tensor both hand to the same %u ops that make it (%s); those "
-		                           "ops may hide the difference, so it is not reported as a bug "
-		                           "(dmerge without --tails checks the output itself)",
-		                           out->tail_of, to->name ? to->name : "?", out->tail_ops,
-		                           loc->detail ? loc->detail : "?");
+		if (out->bridge)
+			loc->detail = arena_printf(a, "the programs differ at this bridge of output %u (%s): "
+			                           "the optimized program's value %u against the reference's "
+			                           "value %u, which the same ops read; those ops may hide the "
+			                           "difference, so it is not reported as a bug (dmerge without "
+			                           "--tails checks the output itself) (%s)", out->tail_of,
+			                           to->name ? to->name : "?", out->value[1], out->value[0],
+			                           loc->detail ? loc->detail : "?");
+		else
+			loc->detail = arena_printf(a, "the programs differ at this cut of output %u (%s), "
+			                           "the tensor both hand to the same %u ops that make it (%s); "
+			                           "those ops may hide the difference, so it is not reported as "
+			                           "a bug (dmerge without --tails checks the output itself)",
+			                           out->tail_of, to->name ? to->name : "?", out->tail_ops,
+			                           loc->detail ? loc->detail : "?");
 		loc->result = LR_UNKNOWN;
 		*has_witness = false;
 	}

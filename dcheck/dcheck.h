@@ -60,6 +60,7 @@ struct tally {
 	const char *first_opaque;       /* detail of the first location unknown for an opaque value */
 	const char *first_timeout;      /* the first location the time ran out on */
 	bool abandoned;                 /* workers left in a solver call past the budget */
+	uint64_t *bridge_equal;         /* per output: locations equal, kept for bridge cuts (NULL: none yet) */
 };
 
 /* Counts one location written to the stream. */
@@ -124,6 +125,10 @@ struct checker {
 	 * compute alike (resolver_set_shared): tried first, it decides a
 	 * location only when it shows it equal */
 	struct resolver *ra;
+	/* NULL, or the same that also takes the obligation's bridges as
+	 * equal (vnum_bridge_alias): for a bridge cut's locations, which
+	 * stop at the bridges before it */
+	struct resolver *rb;
 };
 
 /* Checks one location: fills *loc, and *w with *has_witness when the

@@ -298,6 +298,11 @@ struct locgen *locgen_new(const struct sym_state *st, const enum etype *ets, con
 	perm_init(&g->perm, g->total, seed);
 	if (kind != ORDER_HEURISTIC)
 		return g;
+	/* each bridge cut's first element before all else: the locations
+	 * after a bridge rest on it (dmerge(1), "Bridges") */
+	for (uint32_t o = 0; o < g->nout; o++)
+		if (ob->outputs.items[o].bridge && g->count[o])
+			add(g, o, 0);
 	size_t nl = ob->launches.len;
 	const struct obl_launch **ls = xcalloc(nl + 1, sizeof *ls);
 	for (size_t i = 0; i < nl; i++)

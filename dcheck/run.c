@@ -68,6 +68,13 @@ void tally_count(struct tally *t, const struct vd_location *l, const struct obli
 	case LR_TIMEOUT: t->v.timeout++; break;
 	default: break;
 	}
+	if (l->result == LR_EQUAL && ob->outputs.items[l->output].bridge) {
+		if (!t->bridge_equal) {
+			t->bridge_equal = ARENA_NEWN(keep, uint64_t, ob->outputs.len + 1);
+			memset(t->bridge_equal, 0, (ob->outputs.len + 1) * sizeof *t->bridge_equal);
+		}
+		t->bridge_equal[l->output]++;
+	}
 	if (l->result == LR_TIMEOUT && !t->first_timeout) {
 		const struct obl_output *o = &ob->outputs.items[l->output];
 		t->first_timeout = arena_printf(keep, "output %u%s%s%s index %llu: %s", l->output,
@@ -114,6 +121,16 @@ static const char *opaque_note(const struct tally *t, struct arena *a)
 	                    t->v.opaque == 1 ? "s" : "", t->first_opaque ? t->first_opaque : "?");
 }
 
+/* The first bridge cut (dmerge(1), "Bridges") with no location shown
+ * exactly equal, or NO_VALUE. */
+static uint32_t unshown_bridge(const struct tally *t, const struct sym_state *st)
+{
+	for (size_t i = 0; i < st->obl.outputs.len; i++)
+		if (st->obl.outputs.items[i].bridge && (!t->bridge_equal || !t->bridge_equal[i]))
+			return (uint32_t)i;
+	return NO_VALUE;
+}
+
 void tally_conclude(struct tally *t, const struct dcheck_opts *o, const struct sym_state *st,
                     struct arena *a)
 {
@@ -151,6 +168,16 @@ void tally_conclude(struct tally *t, const struct dcheck_opts *o, const struct s
 		             arena_printf(a, "torch op %s (program '%s') is unsupported: %s", u->kernel,
 		                          u->prog < 2 && st->obl.names[u->prog] ? st->obl.names[u->prog] : "?", u->what) :
 		             arena_printf(a, "launch %u (%s) is unsupported: %s", u->launch, u->kernel, u->what);
+	} else if (decided >= need && decided > 0 && unshown_bridge(t, st) != NO_VALUE) {
+		/* each bridge's locations rest on the bridges before it: correct
+		 * only when every bridge has a location shown equal */
+		uint32_t b = unshown_bridge(t, st);
+		const struct obl_output *bo = &st->obl.outputs.items[b];
+		v->result = VR_UNKNOWN;
+		v->message = arena_printf(a, "%llu of %llu locations equal, but no location of output %u (%s) "
+		                          "was shown equal, and the locations after that bridge rest on it",
+		                          (unsigned long long)decided, (unsigned long long)v->locations, b,
+		                          bo->name ? bo->name : "?");
 	} else if (decided >= need && decided > 0) {
 		/* never correct from nothing: at least one location decided */
 		v->result = VR_CORRECT;
@@ -270,6 +297,7 @@ struct pool {
 	unsigned running;               /* workers not yet finished */
 	bool failed;                    /* a worker could not set up */
 	const uint32_t *shared;         /* vnum_shared, or NULL */
+	const uint32_t *shared_b;       /* the same with the bridges taken as equal, or NULL */
 };
 
 /* Under the lock: the next location for a worker, or false at the end. */
@@ -334,14 +362,19 @@ static void *work(void *arg)
 	}
 	struct smt *s = smt_new(o->smt_timeout_ms, o->smt_rlimit);
 	smt_set_deadline(s, o->deadline);
-	struct resolver *r = resolver_new(st, s), *ra = NULL;
+	struct resolver *r = resolver_new(st, s), *ra = NULL, *rb = NULL;
 	resolver_set_deadline(r, o->deadline);
 	if (p->shared) {
 		ra = resolver_new(st, s);
 		resolver_set_deadline(ra, o->deadline);
 		resolver_set_shared(ra, p->shared);
 	}
-	struct checker c = { o, st, r, s, p->ets, o->deadline, ra };
+	if (p->shared_b) {
+		rb = resolver_new(st, s);
+		resolver_set_deadline(rb, o->deadline);
+		resolver_set_shared(rb, p->shared_b);
+	}
+	struct checker c = { o, st, r, s, p->ets, o->deadline, ra, rb };
 	pthread_mutex_lock(&p->mu);
 	if (!ok) {
 		p->failed = true;
@@ -373,6 +406,7 @@ static void *work(void *arg)
 	pthread_mutex_unlock(&p->mu);
 	resolver_free(r);
 	resolver_free(ra);
+	resolver_free(rb);
 	smt_free(s);
 	if (wk->id > 0) {
 		sym_state_release(&own);
@@ -464,9 +498,11 @@ static unsigned jobs_for(const struct dcheck_opts *o, uint64_t share)
  * (NULL when --no-value-numbering); *shared gets the values both
  * programs compute alike (vnum_shared), where resolution may stop. */
 static bool *equal_outputs(const struct dcheck_opts *o, const struct sym_state *st, const enum etype *ets,
-                           struct stream_out *out, struct tally *t, uint32_t **shared)
+                           struct stream_out *out, struct tally *t, uint32_t **shared,
+                           uint32_t **shared_b)
 {
 	*shared = NULL;
+	*shared_b = NULL;
 	if (o->no_vnum)
 		return NULL;
 	size_t n = st->obl.outputs.len;
@@ -493,6 +529,16 @@ static bool *equal_outputs(const struct dcheck_opts *o, const struct sym_state *
 		note("%llu value%s computed alike by both programs: resolution stops there first",
 		     (unsigned long long)ns, ns == 1 ? " is" : "s are");
 	vnum_free(vn);
+	/* bridge cuts (dmerge(1), "Bridges"): each is checked taking the
+	 * bridges before it as equal; an output whose numbers agree only so
+	 * is decided by its cuts, never here */
+	uint32_t *alias = vnum_bridge_alias(&st->obl);
+	if (alias) {
+		struct vnum *vb = vnum_new_bridged(&st->obl, alias);
+		*shared_b = vnum_shared(vb, &ns);
+		vnum_free(vb);
+		free(alias);
+	}
 	return whole;
 }
 
@@ -516,9 +562,10 @@ static void check_all(const struct dcheck_opts *o, const struct sym_state *st, c
 	resolver_set_deadline(r, o->deadline);
 	enum etype *ets = output_types(st, r);
 	p.ets = ets;
-	uint32_t *shared = NULL;
-	bool *whole = equal_outputs(o, st, ets, out, t, &shared);
+	uint32_t *shared = NULL, *shared_b = NULL;
+	bool *whole = equal_outputs(o, st, ets, out, t, &shared, &shared_b);
 	p.shared = shared;
+	p.shared_b = shared_b;
 	/* an output with cuts is decided by them (dmerge(1), "Identical tails") */
 	for (size_t k = 0; k < st->obl.outputs.len; k++) {
 		uint32_t i = st->obl.outputs.items[k].tail_of;
@@ -667,6 +714,7 @@ static void check_all(const struct dcheck_opts *o, const struct sym_state *st, c
 	locgen_free(p.g);
 	free(ets);
 	free(shared);
+	free(shared_b);
 	pthread_mutex_destroy(&p.mu);
 	pthread_cond_destroy(&p.space);
 	pthread_cond_destroy(&p.done);

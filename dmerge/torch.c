@@ -19,6 +19,7 @@
 #include "merge-impl.h"
 #include "libcommon/diag.h"
 #include "engine/ops/ops.h"
+#include "engine/vnum.h"
 
 #include <string.h>
 
@@ -928,14 +929,81 @@ out:
 	return ok;
 }
 
-static void cut_tails(struct merge *m)
+/* ---- bridges ------------------------------------------------------------------ */
+
+/* Where the optimized program computes a value its own way (a kernel's
+ * output) in the middle of ops both programs share, the identical tail
+ * ends at the last such value, and checking it means resolving through
+ * every one before.  Bridges (vnum.h) pair each such value with the
+ * reference's value that the same following op reads; an output whose
+ * two values have one number once every bridge is taken as equal is
+ * equal wherever its bridges are, for every input.  Each bridge becomes
+ * a cut of the output (bridge set), and dcheck checks a bridge's
+ * elements taking the bridges before it as equal, so each check stops at
+ * the kernel's own inputs.  As with any cut, a difference there is
+ * unknown, not a bug.  Returns which outputs were cut so (NULL: none). */
+static bool *cut_bridges(struct merge *m)
+{
+	struct obligation *ob = &m->ob;
+	size_t nout = ob->outputs.len;
+	struct vnum_bridge *b = NULL;
+	uint32_t *alias = NULL;
+	size_t nb = vnum_bridges(ob, &b, &alias);
+	bool *done = NULL;
+	if (!nb) {
+		free(b);
+		free(alias);
+		return NULL;
+	}
+	struct vnum *plain = vnum_new(ob), *bridged = vnum_new_bridged(ob, alias);
+	struct tail tail = { 0 };
+	for (size_t i = 0; i < nout; i++) {
+		const struct obl_output *o = &ob->outputs.items[i];
+		enum etype et = o->dtype == ET_NONE ? ET_U8 : o->dtype;
+		if (o->tail_of != NO_VALUE || vnum_output_equal(plain, (uint32_t)i, et, NULL) ||
+		    !vnum_output_equal(bridged, (uint32_t)i, et, NULL))
+			continue;
+		/* an identical tail with as many cuts is as good (the same pair
+		 * where one value is computed another way) */
+		uint32_t nops;
+		if (tail_walk(m, o, &tail, &nops) && tail.n >= nb)
+			continue;
+		if (!done)
+			done = xcalloc(nout + 1, sizeof *done);
+		done[i] = true;
+		const char *name = o->name ? o->name : "out";
+		for (size_t k = 0; k < nb; k++) {
+			const struct obl_view *w = b[k].view;
+			struct obl_output c = {
+				.output = (uint32_t)ob->outputs.len, .bytes = ob->values.items[b[k].ref].bytes,
+				.name = arena_printf(&m->arena, "%s/bridge%zu", name, k),
+				.value = { b[k].ref, b[k].opt }, .dtype = w->dtype, .ndim = w->ndim,
+				.tail_of = (uint32_t)i, .bridge = true,
+			};
+			memcpy(c.shape, w->shape, sizeof c.shape);
+			VEC_PUSH(ob->outputs, c);
+		}
+		note("output %zu (%s): equal wherever the optimized program's %zu value%s computed its "
+		     "own way equal%s the reference's that the same ops read; checked there (%s/bridge0%s)",
+		     i, name, nb, nb == 1 ? "" : "s", nb == 1 ? "s" : "", name, nb > 1 ? ", ..." : "");
+	}
+	free(tail.p);
+	vnum_free(plain);
+	vnum_free(bridged);
+	free(b);
+	free(alias);
+	return done;
+}
+
+static void cut_tails(struct merge *m, const bool *bridged)
 {
 	struct obligation *ob = &m->ob;
 	size_t nout = ob->outputs.len;
 	struct tail cuts = { 0 };
 	for (size_t i = 0; i < nout; i++) {
 		uint32_t nops;
-		if (ob->outputs.items[i].tail_of != NO_VALUE || !tail_walk(m, &ob->outputs.items[i], &cuts, &nops))
+		if (ob->outputs.items[i].tail_of != NO_VALUE || (bridged && bridged[i]) ||
+		    !tail_walk(m, &ob->outputs.items[i], &cuts, &nops))
 			continue;
 		for (size_t k = 0; k < cuts.n; k++) {
 			const struct obl_view *va = cuts.p[k].va, *vb = cuts.p[k].vb;
@@ -1063,8 +1131,11 @@ bool torch_finish(struct merge *m)
 	}
 	if (!m->no_trim)
 		trim(m);
-	if (!m->no_tails)
-		cut_tails(m);
+	if (!m->no_tails) {
+		bool *bridged = cut_bridges(m);
+		cut_tails(m, bridged);
+		free(bridged);
+	}
 	return true;
 }
 

@@ -35,6 +35,12 @@ struct vnum {
 	/* the key being built */
 	unsigned char *kb;
 	size_t kn, kcap;
+	/* bridges (vnum_new_bridged): per value, the value whose number it
+	 * takes, NO_VALUE for none (borrowed; NULL: none at all) */
+	const uint32_t *alias;
+	/* while a holed key is built (vnum_bridges): the value whose views
+	 * are keyed by their geometry alone, NO_VALUE otherwise */
+	uint32_t hole;
 };
 
 /* ---- keys --------------------------------------------------------------- */
@@ -208,6 +214,12 @@ static uint32_t whole_seq(struct vnum *v, uint32_t x, enum etype et)
 static uint32_t view_seq(struct vnum *v, const struct obl_view *w)
 {
 	uint32_t x = w->value;
+	if (x == v->hole) {
+		size_t m_ = k_begin(v, 'H');
+		k_geom(v, w);
+		k_u64(v, v->o->values.items[x].bytes);
+		return k_end(v, m_);
+	}
 	if (x >= v->o->values.len || !v->vn[x]) {
 		size_t m_ = k_begin(v, 'X');                 /* cannot happen in a checked obligation */
 		k_u64(v, x);
@@ -379,6 +391,14 @@ static void number(struct vnum *v, uint32_t x)
 	uint32_t n = 0;
 	size_t m_;
 	v->kn = 0;                           /* a key left unfinished before is dropped */
+	uint32_t a = v->alias ? v->alias[x] : NO_VALUE;
+	if (a < x && v->vn[a]) {
+		/* a bridge: the value another program computes (vnum_bridges) */
+		v->vn[x] = v->vn[a];
+		v->cseq[x] = v->cseq[a];
+		v->cgeo[x] = v->cgeo[a];
+		return;
+	}
 	switch (val->def) {
 	case VD_UNINIT:
 		n = own_number(v, x, "it is uninitialised");
@@ -494,9 +514,16 @@ static void number(struct vnum *v, uint32_t x)
 
 struct vnum *vnum_new(const struct obligation *o)
 {
+	return vnum_new_bridged(o, NULL);
+}
+
+struct vnum *vnum_new_bridged(const struct obligation *o, const uint32_t *alias)
+{
 	struct vnum *v = xcalloc(1, sizeof *v);
 	size_t nv = o->values.len + 1, no = o->ops.len + 1;
 	v->o = o;
+	v->alias = alias;
+	v->hole = NO_VALUE;
 	arena_init(&v->arena);
 	v->vn = xcalloc(nv, sizeof *v->vn);
 	v->cseq = xcalloc(nv, sizeof *v->cseq);
@@ -606,4 +633,191 @@ uint32_t *vnum_shared(const struct vnum *v, uint64_t *count)
 	}
 	free(seen);
 	return shared;
+}
+
+/* ---- bridges ------------------------------------------------------------ */
+
+#define BRIDGES_MAX 64      /* per obligation */
+#define BRIDGE_ROUNDS (BRIDGES_MAX + 1)   /* numberings: one bridge each */
+
+/* Computed by a program: an op's result (not a trimmed one), a copy, a
+ * launch's. */
+static bool computed(const struct obl_value *val)
+{
+	return (val->def == VD_OP && val->input == NO_VALUE) || val->def == VD_COPY ||
+	       val->def == VD_LAUNCH;
+}
+
+/* The key of the result that value x is, with value h's views keyed by
+ * their geometry alone (a hole), or 0. */
+static uint32_t holed_key(struct vnum *v, uint32_t x, uint32_t h)
+{
+	const struct obl_value *val = &v->o->values.items[x];
+	const struct obl_op *op = &v->o->ops.items[val->op];
+	const struct obl_view *w = obl_op_view(op, obl_op_result(op, val->result));
+	const char *why;
+	if (!w)
+		return 0;
+	v->kn = 0;
+	v->hole = h;
+	uint32_t s = result_seq(v, val->op, val->result, w, &why);
+	v->hole = NO_VALUE;
+	return s;
+}
+
+/* Calls f(v, x, k, w) for each operand view w of op result x of program
+ * prog whose value has a number program 'prog' alone has (seen: per
+ * number, a bit per program), is computed and is read whole and dense;
+ * each value once per result. */
+struct holes { uint32_t x, h; const struct obl_view *w; };
+
+static size_t holes_of(struct vnum *v, const unsigned char *seen, uint32_t x, struct holes *out,
+                       size_t max)
+{
+	const struct obligation *o = v->o;
+	const struct obl_value *val = &o->values.items[x];
+	size_t n = 0;
+	if (val->def != VD_OP || val->input != NO_VALUE || val->op >= o->ops.len)
+		return 0;
+	const struct obl_op *op = &o->ops.items[val->op];
+	const struct op_inst *in = bound(v, val->op);
+	unsigned src;
+	if (!in || op_is_copy(in, val->result, &src))
+		return 0;            /* a copy or a view says nothing of what it reads */
+	for (unsigned k = 0; k < in->nin && n < max; k++) {
+		const struct obl_view *w = obl_op_view(op, in->in_tensor[k]);
+		if (!w || w->value >= x)
+			continue;
+		const struct obl_value *h = &o->values.items[w->value];
+		if (h->prog != val->prog || seen[v->vn[w->value]] != 1u << val->prog || !computed(h) ||
+		    !covers(w, h->bytes))
+			continue;
+		bool dup = false;
+		for (size_t j = 0; j < n; j++)
+			dup = dup || out[j].h == w->value;
+		if (!dup)
+			out[n++] = (struct holes){ x, w->value, w };
+	}
+	return n;
+}
+
+/* Per number: bit p when a value of program p has it. */
+static unsigned char *programs_of_numbers(const struct vnum *v)
+{
+	unsigned char *seen = xcalloc((size_t)v->next_id + 2, 1);
+	for (size_t x = 0; x < v->o->values.len; x++)
+		if (v->o->values.items[x].prog < 2 && v->vn[x] <= v->next_id)
+			seen[v->vn[x]] |= (unsigned char)(1u << v->o->values.items[x].prog);
+	return seen;
+}
+
+#define PICK_AMBIGUOUS UINT32_MAX
+
+size_t vnum_bridges(const struct obligation *o, struct vnum_bridge **out, uint32_t **alias_out)
+{
+	size_t nv = o->values.len, nb = 0;
+	uint32_t *alias = xmalloc((nv + 1) * sizeof *alias);
+	for (size_t i = 0; i <= nv; i++)
+		alias[i] = NO_VALUE;
+	struct vnum_bridge *b = NULL;
+	uint32_t *cand = xmalloc((nv + 1) * sizeof *cand);
+	for (int round = 0; round < BRIDGE_ROUNDS && nb < BRIDGES_MAX; round++) {
+		struct vnum *v = vnum_new_bridged(o, alias);
+		unsigned char *seen = programs_of_numbers(v);
+		/* holed keys of the reference's ops: key -> the value in the hole + 1 */
+		uint32_t *pick = NULL;
+		size_t npick = 0;
+		const struct obl_view **pview = NULL;
+		struct holes hs[8];
+		for (uint32_t x = 0; x < nv; x++) {
+			if (o->values.items[x].prog != 0)
+				continue;
+			size_t n = holes_of(v, seen, x, hs, 8);
+			for (size_t j = 0; j < n; j++) {
+				uint32_t id = holed_key(v, x, hs[j].h);
+				if (!id)
+					continue;
+				if (id >= npick) {
+					size_t m = 2 * (size_t)id + 64;
+					pick = xrealloc(pick, m * sizeof *pick);
+					pview = xrealloc(pview, m * sizeof *pview);
+					memset(pick + npick, 0, (m - npick) * sizeof *pick);
+					npick = m;
+				}
+				if (!pick[id]) {
+					pick[id] = hs[j].h + 1;
+					pview[id] = hs[j].w;
+				} else if (pick[id] != hs[j].h + 1) {
+					pick[id] = PICK_AMBIGUOUS;
+				}
+			}
+		}
+		/* the optimized program's ops with the same holed key */
+		for (size_t i = 0; i <= nv; i++)
+			cand[i] = NO_VALUE;
+		for (uint32_t x = 0; x < nv; x++) {
+			if (o->values.items[x].prog != 1)
+				continue;
+			size_t n = holes_of(v, seen, x, hs, 8);
+			for (size_t j = 0; j < n; j++) {
+				uint32_t id = holed_key(v, x, hs[j].h), h = hs[j].h;
+				if (!id || id >= npick || !pick[id] || pick[id] == PICK_AMBIGUOUS)
+					continue;
+				uint32_t r = pick[id] - 1;
+				if (r >= h || o->values.items[r].bytes != o->values.items[h].bytes)
+					continue;
+				cand[h] = cand[h] == NO_VALUE || cand[h] == r ? r : PICK_AMBIGUOUS;
+				if (cand[h] == r && pview[id]->dtype != hs[j].w->dtype)
+					cand[h] = PICK_AMBIGUOUS;
+			}
+		}
+		/* the first candidate only: what follows it may be a candidate too
+		 * in this round, but it is the same on both sides once this one is
+		 * taken as equal (the next round's numbering shows it) */
+		size_t before = nb;
+		for (uint32_t h = 0; h < nv && nb == before; h++) {
+			if (cand[h] == NO_VALUE || cand[h] == PICK_AMBIGUOUS)
+				continue;
+			/* the reference's view of its value, for the geometry */
+			const struct obl_view *rw = NULL;
+			for (size_t id = 0; id < npick && !rw; id++)
+				if (pick[id] == cand[h] + 1)
+					rw = pview[id];
+			if (!rw)
+				continue;
+			alias[h] = cand[h];
+			b = xrealloc(b, (nb + 1) * sizeof *b);
+			b[nb++] = (struct vnum_bridge){ cand[h], h, rw };
+		}
+		free(pick);
+		free(pview);
+		free(seen);
+		vnum_free(v);
+		if (nb == before)
+			break;
+	}
+	free(cand);
+	*out = b;
+	if (alias_out)
+		*alias_out = alias;
+	else
+		free(alias);
+	return nb;
+}
+
+uint32_t *vnum_bridge_alias(const struct obligation *o)
+{
+	uint32_t *alias = NULL;
+	for (size_t i = 0; i < o->outputs.len; i++) {
+		const struct obl_output *out = &o->outputs.items[i];
+		if (!out->bridge || out->value[0] >= o->values.len || out->value[1] >= o->values.len)
+			continue;
+		if (!alias) {
+			alias = xmalloc((o->values.len + 1) * sizeof *alias);
+			for (size_t k = 0; k <= o->values.len; k++)
+				alias[k] = NO_VALUE;
+		}
+		alias[out->value[1]] = out->value[0];
+	}
+	return alias;
 }

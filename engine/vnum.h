@@ -52,6 +52,10 @@ struct vnum;
 
 /* Numbers every value of o (borrowed: it must outlive the numbering). */
 struct vnum *vnum_new(const struct obligation *o);
+/* The same with bridges: alias[x] (NO_VALUE for none; borrowed) is an
+ * earlier value of the other program whose number value x takes, as if
+ * the two held the same bytes (see vnum_bridges). */
+struct vnum *vnum_new_bridged(const struct obligation *o, const uint32_t *alias);
 void vnum_free(struct vnum *v);                       /* NULL ok */
 
 /* The number of value 'value' (> 0); 0 for an id outside the obligation. */
@@ -68,6 +72,27 @@ bool vnum_output_equal(struct vnum *v, uint32_t output, enum etype et, const cha
  * NULL when there is none.  *count gets how many.  The caller frees it.
  * dcheck stops resolution at these (resolver_set_shared). */
 uint32_t *vnum_shared(const struct vnum *v, uint64_t *count);
+
+/* Bridges: where the optimized program computes a value its own way (a
+ * kernel's output, another op) that the reference computes too, found by
+ * what follows it.  An op of the optimized program reads value opt
+ * whole; an op of the reference that is the same op with the same other
+ * operands (its key with that operand's number left out, a hole keyed by
+ * the view's geometry alone) reads value ref whole, and no other value
+ * of the reference fits that key.  Taking opt's number to be ref's then
+ * makes what follows shared, which may open further bridges: rounds of
+ * numbering until none is new (at most 64 bridges).
+ * A bridge is an assumption, not a fact: the two values are equal only
+ * where a check shows it (dmerge(1) writes them as cuts).  Returns how
+ * many, into *out (view: the reference's view of ref, borrowed from o);
+ * *alias (if given) gets the alias table for vnum_new_bridged.  The
+ * caller frees both. */
+struct vnum_bridge { uint32_t ref, opt; const struct obl_view *view; };
+size_t vnum_bridges(const struct obligation *o, struct vnum_bridge **out, uint32_t **alias);
+
+/* The alias table of o's bridge cuts (obl_output.bridge: value[1] takes
+ * value[0]'s number), or NULL when it has none.  The caller frees it. */
+uint32_t *vnum_bridge_alias(const struct obligation *o);
 
 /* Values numbered and distinct numbers made (for messages and tests). */
 void vnum_stats(const struct vnum *v, uint64_t *values, uint64_t *numbers);

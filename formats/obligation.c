@@ -169,6 +169,8 @@ void obl_write_output(struct stream_out *w, const struct obl_output *r)
 	if (r->tail_of != NO_VALUE) {
 		out_ku64(w, "tail_of", r->tail_of);
 		out_ku64(w, "tail_ops", r->tail_ops);
+		if (r->bridge)
+			out_kbool(w, "bridge", true);
 	}
 	out_end(w);
 }
@@ -480,6 +482,7 @@ bool obl_read_output(const struct record *rec, struct arena *a, struct obl_outpu
 	read_dtype_shape(rec, a, &r->dtype, &r->ndim, r->shape, &ok);
 	r->tail_of = rec_get(rec, "tail_of") ? u32(rec, "tail_of", &ok) : NO_VALUE;
 	r->tail_ops = (uint32_t)rec_u64_opt(rec, "tail_ops", 0, &ok);
+	r->bridge = rec_bool_opt(rec, "bridge", false, &ok);
 	return ok;
 }
 
@@ -819,6 +822,12 @@ bool obligation_check(const struct obligation *o, const char *file)
 		                                 o->outputs.items[out->tail_of].tail_of != NO_VALUE))
 			FAIL(AT "output %zu: tail_of %u is not an earlier output of the programs", file,
 			     out->rec, "output", i, out->tail_of);
+		if (out->bridge && (out->tail_of == NO_VALUE || out->value[0] >= out->value[1] ||
+		                    out->off[0] || out->off[1] ||
+		                    out->bytes != o->values.items[out->value[0]].bytes ||
+		                    out->bytes != o->values.items[out->value[1]].bytes))
+			FAIL(AT "output %zu: a bridge is a cut of two whole values, the reference's first",
+			     file, out->rec, "output", i);
 	}
 	return true;
 }

@@ -158,6 +158,10 @@ struct obl_output {                 /* "output" */
 	 * that output is equal wherever this pair (and its other cuts) is;
 	 * tail_of NO_VALUE: an output of the programs */
 	uint32_t tail_of, tail_ops;
+	/* a bridge cut (dmerge(1), "Bridges"): the optimized program's value
+	 * here takes the place of the reference's in the ops after it; a
+	 * check of the output's other cuts takes this pair as equal */
+	bool bridge;
 	size_t rec;                     /* read: its record index (messages) */
 };
 

@@ -107,13 +107,7 @@ bool rp_read_replay(const struct record *rec, struct arena *a, struct rp_replay 
 	r->blocks_all = rec_u64_opt(rec, "blocks_all", 0, &ok);
 	r->elems = rec_u64_opt(rec, "elems", 0, &ok);
 	r->elems_all = rec_u64_opt(rec, "elems_all", 0, &ok);
-	const msgpack_object *t = rec_get(rec, "timeout");
-	if (t && t->type != MSGPACK_OBJECT_BOOLEAN) {
-		if (ok)
-			rec_error(rec, "field 'timeout' is not a boolean");
-		ok = false;
-	}
-	r->timeout = t && t->type == MSGPACK_OBJECT_BOOLEAN && t->via.boolean;
+	r->timeout = rec_bool_opt(rec, "timeout", false, &ok);
 	r->output = (uint32_t)out;
 	return ok && out <= UINT32_MAX;
 }

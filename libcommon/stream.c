@@ -641,6 +641,18 @@ uint64_t rec_u64_opt(const struct record *rec, const char *key, uint64_t dflt, b
 	return v;
 }
 
+bool rec_bool_opt(const struct record *rec, const char *key, bool dflt, bool *ok)
+{
+	const msgpack_object *o = rec_get(rec, key);
+	if (!o)
+		return dflt;
+	if (o->type != MSGPACK_OBJECT_BOOLEAN) {
+		wrong(rec, key, "a boolean", ok);
+		return dflt;
+	}
+	return o->via.boolean;
+}
+
 int64_t rec_i64(const struct record *rec, const char *key, bool *ok)
 {
 	int64_t v = 0;

@@ -81,6 +81,7 @@ int64_t     rec_i64(const struct record *rec, const char *key, bool *ok);
 double      rec_f64(const struct record *rec, const char *key, bool *ok);
 const char *rec_str(const struct record *rec, const char *key, struct arena *a, bool *ok);
 uint64_t    rec_u64_opt(const struct record *rec, const char *key, uint64_t dflt, bool *ok);
+bool        rec_bool_opt(const struct record *rec, const char *key, bool dflt, bool *ok);
 const char *rec_str_opt(const struct record *rec, const char *key, struct arena *a, bool *ok);
 /* Binary (or string) payload copied into the arena; *len gets its size. */
 const void *rec_bin(const struct record *rec, const char *key, struct arena *a, size_t *len, bool *ok);

@@ -154,6 +154,37 @@ test_expect_success 'without --tails no cut: vgg-tail-bug is buggy, confirmed (t
 	jq -s -e "map(select(.t == \"replay\" and .confirmed)) | length > 0" vgg-tail-bug.jsonl
 '
 
+# Bridges (dmerge(1), "Bridges"): opt writes two relus in the middle of
+# the network as maximum with zeros; each becomes a cut, checked with
+# the one before it taken as equal.
+test_expect_success 'bridge-mid with --tails: two bridges, each checked, checked-correct' '
+	dmerge -v --tails bridge-mid-ref.trace bridge-mid-opt.trace >bridge.obl 2>bridge.err &&
+	grep -q "output 0 (out0): equal wherever the optimized program${SQ}s 2 values computed its own way" bridge.err &&
+	dcat bridge.obl | jq -s -e "map(select(.t == \"output\")) | length == 3 and
+		(.[1:] | all(.bridge and .tail_of == 0 and .shape == [2, 4, 4, 4]))" &&
+	dexec bridge.obl >bridge.sym &&
+	dcheck --max-locations 12 bridge.sym >bridge.ver &&
+	dcat bridge.ver >bridge.jsonl &&
+	jq -s -e "map(select(.t == \"location\")) | (map(.output) | unique) == [1, 2] and all(.result == \"equal\")" bridge.jsonl &&
+	jq -s -e "map(select(.t == \"verdict\"))[0].result == \"checked-correct\"" bridge.jsonl
+'
+test_expect_success 'bridge-mid-bug with --tails: unknown at the first bridge, naming both values, no bug' '
+	dmerge --tails bridge-mid-bug-ref.trace bridge-mid-bug-opt.trace >bridgeb.obl &&
+	dexec bridgeb.obl >bridgeb.sym &&
+	test_must_fail --status=3 dcheck --max-locations 12 bridgeb.sym >bridgeb.ver &&
+	dcat bridgeb.ver >bridgeb.jsonl &&
+	jq -s -e "map(select(.t == \"verdict\"))[0] | .result == \"unknown\" and .differ == 0 and
+		(.message | test(\"no location of output 1 .out0/bridge0. was shown equal\"))" bridgeb.jsonl &&
+	jq -r "select(.t == \"location\" and .output == 1) | .detail" bridgeb.jsonl |
+		grep -q "differ at this bridge of output 0 (out0): the optimized program${SQ}s value .* (ref .*, opt .*)"
+'
+test_expect_success 'a bridge must be two whole values' '
+	dcat bridge.obl | jq -c "if .t == \"output\" and .bridge then .bytes = 16 else . end" |
+		dcat -r >swapped.obl &&
+	test_must_fail --status=2 dexec swapped.obl >/dev/null 2>err &&
+	grep -q "a bridge is a cut of two whole values" err
+'
+
 test_expect_success 'linear+relu: ops are bound, views make no values' '
 	dcat linear-relu.obl >lr.jsonl &&
 	jq -c "select(.t==\"op\" and .prog==1) | .op" lr.jsonl >actual &&
