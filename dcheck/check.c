@@ -171,6 +171,15 @@ static bool equal_over_shared(struct checker *c, const struct expr *e[2], struct
 	return true;
 }
 
+/* A cut that is its output's own pair (dmerge(1), Bridges: the last
+ * bridge of an output the last kernel makes): a difference there is
+ * the output's. */
+static bool same_pair(const struct obl_output *a, const struct obl_output *b)
+{
+	return a->value[0] == b->value[0] && a->value[1] == b->value[1] && a->off[0] == b->off[0] &&
+	       a->off[1] == b->off[1] && a->bytes == b->bytes;
+}
+
 void check_location(struct checker *c, uint32_t output, uint64_t index, struct arena *a,
                     struct vd_location *loc, struct vd_witness *w, bool *has_witness)
 {
@@ -335,7 +344,8 @@ out:
 		 * (the value is whatever the allocator left there) */
 		loc->detail = arena_printf(a, "at %s of output %u: %s", out->bridge ? "this bridge" : "this cut",
 		                           out->tail_of, loc->detail ? loc->detail : "?");
-	} else if (out->tail_of != NO_VALUE && loc->result == LR_DIFFER) {
+	} else if (out->tail_of != NO_VALUE && loc->result == LR_DIFFER &&
+	           !same_pair(out, &c->st->obl.outputs.items[out->tail_of])) {
 		/* a cut (dmerge(1), "Identical tails"): equal here means equal
 		 * there, but the same ops after it may hide a difference */
 		const struct obl_output *to = &c->st->obl.outputs.items[out->tail_of];

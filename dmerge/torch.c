@@ -958,34 +958,61 @@ static bool *cut_bridges(struct merge *m)
 	struct vnum *plain = vnum_new(ob), *bridged = vnum_new_bridged(ob, alias);
 	struct tail tail = { 0 };
 	for (size_t i = 0; i < nout; i++) {
-		const struct obl_output *o = &ob->outputs.items[i];
-		enum etype et = o->dtype == ET_NONE ? ET_U8 : o->dtype;
-		if (o->tail_of != NO_VALUE || vnum_output_equal(plain, (uint32_t)i, et, NULL) ||
-		    !vnum_output_equal(bridged, (uint32_t)i, et, NULL))
+		const struct obl_output oc = ob->outputs.items[i];   /* pushes below move the vector */
+		enum etype et = oc.dtype == ET_NONE ? ET_U8 : oc.dtype;
+		if (oc.tail_of != NO_VALUE || vnum_output_equal(plain, (uint32_t)i, et, NULL))
+			continue;
+		/* Not equal even with the bridges (the last kernel makes the
+		 * output): the output pair itself is the last cut, checked
+		 * stopping at the bridges, when it is two whole values. */
+		bool eq = vnum_output_equal(bridged, (uint32_t)i, et, NULL);
+		bool whole = !oc.off[0] && !oc.off[1] && oc.value[0] < oc.value[1] &&
+		             oc.bytes == ob->values.items[oc.value[0]].bytes &&
+		             oc.bytes == ob->values.items[oc.value[1]].bytes;
+		if (!eq && !whole)
 			continue;
 		/* an identical tail with as many cuts is as good (the same pair
 		 * where one value is computed another way) */
 		uint32_t nops;
-		if (tail_walk(m, o, &tail, &nops) && tail.n >= nb)
+		size_t ncut = nb + !eq;
+		if (tail_walk(m, &oc, &tail, &nops) && tail.n >= ncut)
 			continue;
 		if (!done)
 			done = xcalloc(nout + 1, sizeof *done);
 		done[i] = true;
-		const char *name = o->name ? o->name : "out";
-		for (size_t k = 0; k < nb; k++) {
-			const struct obl_view *w = b[k].view;
+		const char *name = oc.name ? oc.name : "out";
+		for (size_t k = 0; k < ncut; k++) {
 			struct obl_output c = {
-				.output = (uint32_t)ob->outputs.len, .bytes = ob->values.items[b[k].ref].bytes,
-				.name = arena_printf(&m->arena, "%s/bridge%zu", name, k),
-				.value = { b[k].ref, b[k].opt }, .dtype = w->dtype, .ndim = w->ndim,
+				.output = (uint32_t)ob->outputs.len, .name = arena_printf(&m->arena, "%s/bridge%zu", name, k),
 				.tail_of = (uint32_t)i, .bridge = true,
 			};
-			memcpy(c.shape, w->shape, sizeof c.shape);
+			if (k < nb) {
+				const struct obl_view *w = b[k].view;
+				c.bytes = ob->values.items[b[k].ref].bytes;
+				c.value[0] = b[k].ref;
+				c.value[1] = b[k].opt;
+				c.dtype = w->dtype;
+				c.ndim = w->ndim;
+				memcpy(c.shape, w->shape, sizeof c.shape);
+			} else {                    /* the output itself */
+				c.bytes = oc.bytes;
+				c.value[0] = oc.value[0];
+				c.value[1] = oc.value[1];
+				c.dtype = oc.dtype;
+				c.ndim = oc.ndim;
+				memcpy(c.shape, oc.shape, sizeof c.shape);
+			}
 			VEC_PUSH(ob->outputs, c);
 		}
-		note("output %zu (%s): equal wherever the optimized program's %zu value%s computed its "
-		     "own way equal%s the reference's that the same ops read; checked there (%s/bridge0%s)",
-		     i, name, nb, nb == 1 ? "" : "s", nb == 1 ? "s" : "", name, nb > 1 ? ", ..." : "");
+		if (eq)
+			note("output %zu (%s): equal wherever the optimized program's %zu value%s computed its "
+			     "own way equal%s the reference's that the same ops read; checked there (%s/bridge0%s)",
+			     i, name, nb, nb == 1 ? "" : "s", nb == 1 ? "s" : "", name, nb > 1 ? ", ..." : "");
+		else
+			note("output %zu (%s): checked at the optimized program's %zu value%s computed its own "
+			     "way that the reference computes too (%s/bridge0%s), and at itself (%s/bridge%zu), "
+			     "each taking those before as equal", i, name, nb, nb == 1 ? "" : "s", name,
+			     nb > 1 ? ", ..." : "", name, nb);
 	}
 	free(tail.p);
 	vnum_free(plain);

@@ -178,6 +178,21 @@ test_expect_success 'bridge-mid-bug with --tails: unknown at the first bridge, n
 	jq -r "select(.t == \"location\" and .output == 1) | .detail" bridgeb.jsonl |
 		grep -q "differ at this bridge of output 0 (out0): the optimized program${SQ}s value .* (ref .*, opt .*)"
 '
+test_expect_success 'bridge-last with --tails: the output itself is the last bridge, checked-correct' '
+	dmerge -v --tails bridge-last-ref.trace bridge-last-opt.trace >last.obl 2>last.err &&
+	grep -q "and at itself (out0/bridge1), each taking those before as equal" last.err &&
+	dcat last.obl | jq -s -e "map(select(.t == \"output\")) | length == 3 and .[2].bridge and .[2].values == .[0].values" &&
+	dexec last.obl >last.sym &&
+	dcheck --max-locations 12 last.sym >last.ver &&
+	dcat last.ver | jq -s -e "map(select(.t == \"verdict\"))[0].result == \"checked-correct\""
+'
+test_expect_success 'bridge-last-bug with --tails: a difference at the output pair is a bug, confirmed' '
+	dmerge --tails bridge-last-bug-ref.trace bridge-last-bug-opt.trace >lastb.obl &&
+	dexec lastb.obl >lastb.sym &&
+	test_must_fail --status=1 dcheck --max-locations 12 lastb.sym >lastb.ver &&
+	test_must_fail --status=1 dreplay lastb.ver >lastb.rep 2>/dev/null &&
+	dcat lastb.rep | jq -s -e "map(select(.t == \"replay\" and .confirmed)) | length > 0"
+'
 test_expect_success 'a bridge must be two whole values' '
 	dcat bridge.obl | jq -c "if .t == \"output\" and .bridge then .bytes = 16 else . end" |
 		dcat -r >swapped.obl &&
