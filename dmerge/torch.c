@@ -942,13 +942,13 @@ out:
  * elements taking the bridges before it as equal, so each check stops at
  * the kernel's own inputs.  As with any cut, a difference there is
  * unknown, not a bug.  Returns which outputs were cut so (NULL: none). */
-static bool *cut_bridges(struct merge *m)
+static bool *cut_bridges(struct merge *m, bool copies)
 {
 	struct obligation *ob = &m->ob;
 	size_t nout = ob->outputs.len;
 	struct vnum_bridge *b = NULL;
 	uint32_t *alias = NULL;
-	size_t nb = vnum_bridges(ob, &b, &alias);
+	size_t nb = vnum_bridges(ob, copies, &b, &alias);
 	bool *done = NULL;
 	if (!nb) {
 		free(b);
@@ -971,11 +971,13 @@ static bool *cut_bridges(struct merge *m)
 		             oc.bytes == ob->values.items[oc.value[1]].bytes;
 		if (!eq && !whole)
 			continue;
-		/* an identical tail with as many cuts is as good (the same pair
-		 * where one value is computed another way) */
+		/* one bridge is no better than an identical tail's one cut (the
+		 * same pair where one value is computed another way); with more,
+		 * each bridge is checked stopping at those before it, where a
+		 * tail's cuts are each resolved to the inputs */
 		uint32_t nops;
 		size_t ncut = nb + !eq;
-		if (tail_walk(m, &oc, &tail, &nops) && tail.n >= ncut)
+		if (ncut == 1 && tail_walk(m, &oc, &tail, &nops) && tail.n == 1)
 			continue;
 		if (!done)
 			done = xcalloc(nout + 1, sizeof *done);
@@ -1159,7 +1161,11 @@ bool torch_finish(struct merge *m)
 	if (!m->no_trim)
 		trim(m);
 	if (!m->no_tails) {
-		bool *bridged = cut_bridges(m);
+		/* bridges found through copies and views only where none are
+		 * found without (vnum.h) */
+		bool *bridged = cut_bridges(m, false);
+		if (!bridged)
+			bridged = cut_bridges(m, true);
 		cut_tails(m, bridged);
 		free(bridged);
 	}

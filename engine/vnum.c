@@ -671,8 +671,8 @@ static uint32_t holed_key(struct vnum *v, uint32_t x, uint32_t h)
  * each value once per result. */
 struct holes { uint32_t x, h; const struct obl_view *w; };
 
-static size_t holes_of(struct vnum *v, const unsigned char *seen, uint32_t x, struct holes *out,
-                       size_t max)
+static size_t holes_of(struct vnum *v, const unsigned char *seen, uint32_t x, bool copies,
+                       struct holes *out, size_t max)
 {
 	const struct obligation *o = v->o;
 	const struct obl_value *val = &o->values.items[x];
@@ -682,8 +682,8 @@ static size_t holes_of(struct vnum *v, const unsigned char *seen, uint32_t x, st
 	const struct obl_op *op = &o->ops.items[val->op];
 	const struct op_inst *in = bound(v, val->op);
 	unsigned src;
-	if (!in || op_is_copy(in, val->result, &src))
-		return 0;            /* a copy or a view says nothing of what it reads */
+	if (!in || (!copies && op_is_copy(in, val->result, &src)))
+		return 0;            /* a copy or a view says little of what it reads */
 	for (unsigned k = 0; k < in->nin && n < max; k++) {
 		const struct obl_view *w = obl_op_view(op, in->in_tensor[k]);
 		if (!w || w->value >= x)
@@ -713,7 +713,8 @@ static unsigned char *programs_of_numbers(const struct vnum *v)
 
 #define PICK_AMBIGUOUS UINT32_MAX
 
-size_t vnum_bridges(const struct obligation *o, struct vnum_bridge **out, uint32_t **alias_out)
+size_t vnum_bridges(const struct obligation *o, bool copies, struct vnum_bridge **out,
+                    uint32_t **alias_out)
 {
 	size_t nv = o->values.len, nb = 0;
 	uint32_t *alias = xmalloc((nv + 1) * sizeof *alias);
@@ -732,7 +733,7 @@ size_t vnum_bridges(const struct obligation *o, struct vnum_bridge **out, uint32
 		for (uint32_t x = 0; x < nv; x++) {
 			if (o->values.items[x].prog != 0)
 				continue;
-			size_t n = holes_of(v, seen, x, hs, 8);
+			size_t n = holes_of(v, seen, x, copies, hs, 8);
 			for (size_t j = 0; j < n; j++) {
 				uint32_t id = holed_key(v, x, hs[j].h);
 				if (!id)
@@ -758,7 +759,7 @@ size_t vnum_bridges(const struct obligation *o, struct vnum_bridge **out, uint32
 		for (uint32_t x = 0; x < nv; x++) {
 			if (o->values.items[x].prog != 1)
 				continue;
-			size_t n = holes_of(v, seen, x, hs, 8);
+			size_t n = holes_of(v, seen, x, copies, hs, 8);
 			for (size_t j = 0; j < n; j++) {
 				uint32_t id = holed_key(v, x, hs[j].h), h = hs[j].h;
 				if (!id || id >= npick || !pick[id] || pick[id] == PICK_AMBIGUOUS)

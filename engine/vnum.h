@@ -79,7 +79,9 @@ uint32_t *vnum_shared(const struct vnum *v, uint64_t *count);
  * whole; an op of the reference that is the same op with the same other
  * operands (its key with that operand's number left out, a hole keyed by
  * the view's geometry alone) reads value ref whole, and no other value
- * of the reference fits that key.  Taking opt's number to be ref's then
+ * of the reference fits that key.  A copy or a view (clone, reshape) is
+ * such an op only with copies set: it says little (any two values of one
+ * shape fit), so dmerge tries without first.  Taking opt's number to be ref's then
  * makes what follows shared, which may open further bridges: rounds of
  * numbering until none is new (at most 64 bridges).
  * A bridge is an assumption, not a fact: the two values are equal only
@@ -88,7 +90,8 @@ uint32_t *vnum_shared(const struct vnum *v, uint64_t *count);
  * *alias (if given) gets the alias table for vnum_new_bridged.  The
  * caller frees both. */
 struct vnum_bridge { uint32_t ref, opt; const struct obl_view *view; };
-size_t vnum_bridges(const struct obligation *o, struct vnum_bridge **out, uint32_t **alias);
+size_t vnum_bridges(const struct obligation *o, bool copies, struct vnum_bridge **out,
+                    uint32_t **alias);
 
 /* The alias table of o's bridge cuts (obl_output.bridge: value[1] takes
  * value[0]'s number), or NULL when it has none.  The caller frees it. */
