@@ -7,7 +7,11 @@
  * parameter copied into a module's own); an op result written through
  * a view into a larger buffer that holds nothing else (a split's chunk)
  * is what it wrote when read through that view, and not when read whole.
+ * Bridges: a value the optimized program computes its own way, read by
+ * the same op as a value of the reference, is paired with it, and the
+ * outputs after it then have one number.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "formats/obligation.h"
@@ -171,6 +175,41 @@ static bool run(enum variant var, char *why, size_t n)
 	return eq;
 }
 
+/* Bridges: ref neg(softmax(x, 1)), opt neg(softmax(x, dim)).  Returns
+ * the bridges found; *plain and *bridged: the output's numbers equal
+ * without and with them; *pair: the first bridge's values and the two
+ * softmaxes' (ref, opt, sref, sopt). */
+static size_t run_bridge(int64_t dim, bool *plain, bool *bridged, uint32_t pair[4])
+{
+	static const int64_t rowmajor[2] = { 3, 1 };
+	struct obligation o;
+	obligation_init(&o);
+	struct obl_input in = { .input = 0, .bytes = 24, .dtype = ET_F32, .ndim = 2, .shape = { 2, 3 } };
+	VEC_PUSH(o.inputs, in);
+	uint32_t a = leaf(&o, 0, false), b = leaf(&o, 1, false);
+	uint32_t sa = softmax(&o, 0, a, 1, rowmajor), sb = softmax(&o, 1, b, dim, rowmajor);
+	uint32_t ra = neg(&o, 0, sa, 2), rb = neg(&o, 1, sb, 2);
+	struct obl_output out = { .output = 0, .bytes = 24, .value = { ra, rb }, .dtype = ET_F32,
+	                          .tail_of = NO_VALUE };
+	VEC_PUSH(o.outputs, out);
+	struct vnum_bridge *br = NULL;
+	uint32_t *alias = NULL;
+	size_t nb = vnum_bridges(&o, false, &br, &alias);
+	struct vnum *v = vnum_new(&o), *w = vnum_new_bridged(&o, alias);
+	*plain = vnum_output_equal(v, 0, ET_F32, NULL);
+	*bridged = vnum_output_equal(w, 0, ET_F32, NULL);
+	pair[0] = nb ? br[0].ref : NO_VALUE;
+	pair[1] = nb ? br[0].opt : NO_VALUE;
+	pair[2] = sa;
+	pair[3] = sb;
+	vnum_free(v);
+	vnum_free(w);
+	free(br);
+	free(alias);
+	obligation_release(&o);
+	return nb;
+}
+
 int main(void)
 {
 	char why[300];
@@ -186,5 +225,13 @@ int main(void)
 	   "a result written into part of a buffer, read through the view it was written in: equal (%s)", why);
 	ok(!run(PART_WHOLE, why, sizeof why) && strstr(why, "writes part of it"),
 	   "the same buffer read whole, its other half never written: not equal (%s)", why);
+	bool plain, bridged;
+	uint32_t pr[4];
+	size_t nb = run_bridge(0, &plain, &bridged, pr);
+	ok(nb == 1 && pr[0] == pr[2] && pr[1] == pr[3],
+	   "a softmax along another dim, read by the same neg: one bridge, the two softmaxes (%zu)", nb);
+	ok(!plain && bridged, "the outputs after it: equal only with the bridge taken as equal");
+	nb = run_bridge(1, &plain, &bridged, pr);
+	ok(nb == 0 && plain, "the same softmax: no bridge, equal as it is");
 	return done_testing();
 }
