@@ -1,11 +1,13 @@
 /*
  * fuzz-dreplay.c: dreplay's work (dreplay_run) on the input as a verdict
- * stream; the report goes to /dev/null.
+ * stream; the report goes to /dev/null.  On a large stack, as dreplay
+ * runs it (bigstack.h): resolution recurses once per element it reads.
  */
 #include "fuzz.h"
 
 #include <math.h>
 
+#include "libcommon/bigstack.h"
 #include "libcommon/deadline.h"
 
 #include "../../dreplay/dreplay.h"
@@ -17,11 +19,21 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+struct job { struct dreplay_opts *o; struct stream_in *in; };
+
+static int job(void *arg)
+{
+	struct job *j = arg;
+	return dreplay_run(j->o, j->in, fz_devnull);
+}
+
 static int run(struct stream_in *in, void *user)
 {
 	(void)user;
-	struct dreplay_opts o = { NAN, NAN, "/dev/null", NULL, NULL, false, 1, deadline_in(1) };
-	return dreplay_run(&o, in, fz_devnull);
+	struct dreplay_opts o = { .atol = NAN, .rtol = NAN, .report = "/dev/null", .budget = 1,
+	                          .deadline = deadline_in(1) };
+	struct job j = { &o, in };
+	return run_big_stack(job, &j);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
