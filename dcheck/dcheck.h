@@ -58,6 +58,7 @@ struct tally {
 	struct vd_verdict v;
 	const char *first_bug;          /* detail of the first differ/uninit location */
 	const char *first_opaque;       /* detail of the first location unknown for an opaque value */
+	const char *first_unsupported;  /* output, index and detail of the first unsupported location */
 	const char *first_timeout;      /* the first location the time ran out on */
 	bool abandoned;                 /* workers left in a solver call past the budget */
 	uint64_t *bridge_equal;         /* per output: locations equal, kept for bridge cuts (NULL: none yet) */

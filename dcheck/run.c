@@ -96,6 +96,13 @@ void tally_count(struct tally *t, const struct vd_location *l, const struct obli
 		if (!t->first_opaque)
 			t->first_opaque = arena_strdup(keep, l->detail ? l->detail : "");
 	}
+	if (l->result == LR_UNSUPPORTED && !t->first_unsupported) {
+		const struct obl_output *o = &ob->outputs.items[l->output];
+		t->first_unsupported = arena_printf(keep, "output %u%s%s%s index %llu: %s", l->output,
+		                                    o->name ? " (" : "", o->name ? o->name : "",
+		                                    o->name ? ")" : "", (unsigned long long)l->index,
+		                                    l->detail ? l->detail : "unsupported");
+	}
 	if ((l->result == LR_DIFFER || l->result == LR_UNINIT) && !t->first_bug) {
 		const struct obl_output *o = &ob->outputs.items[l->output];
 		t->first_bug = arena_printf(keep, "output %u%s%s%s index %llu: %s (%s)", l->output,
@@ -163,7 +170,10 @@ void tally_conclude(struct tally *t, const struct dcheck_opts *o, const struct s
 		v->result = VR_UNSUPPORTED;
 		const struct sym_unsupported *u = st->unsupported.len ? &st->unsupported.items[0] : NULL;
 		/* dmerge reports a torch op it has no semantics for with no launch */
-		v->message = !u ? "some locations depend on what dirigo cannot model" :
+		v->message = !u && t->first_unsupported ?
+		             arena_printf(a, "some locations depend on what dirigo cannot model (first: %s)",
+		                          t->first_unsupported) :
+		             !u ? "some locations depend on what dirigo cannot model" :
 		             u->launch == UINT32_MAX ?
 		             arena_printf(a, "torch op %s (program '%s') is unsupported: %s", u->kernel,
 		                          u->prog < 2 && st->obl.names[u->prog] ? st->obl.names[u->prog] : "?", u->what) :

@@ -8,8 +8,9 @@
 # shapes, the values are still checked (5 or more locations equal, no
 # witness); "shape-mismatch buggy": the same, and the values differ (a
 # confirmed witness); "shape-mismatch count": different element counts,
-# the finding alone (no output compared).  Skipped without a python3 that
-# imports torch.
+# the finding alone (no output compared).  "unsupported": exit 3, the
+# verdict unsupported, its message naming the torch op dirigo cannot
+# follow.  Skipped without a python3 that imports torch.
 
 . "$(dirname "$0")/test-lib.sh"
 
@@ -67,6 +68,10 @@ check_pair() {   # DIR [dmerge options]
 		jq -s -e 'map(select(.t=="replay" and .confirmed and .ref_ptx != null)) | length > 0' \
 			"$name.jsonl" >/dev/null &&
 		check_slice_exact "$name" ;;
+	unsupported)
+		test $st = 3 &&
+		jq -s -e 'map(select(.t=="verdict"))[0] | .result == "unsupported" and (.message | test("aten::"))' \
+			"$name.jsonl" >/dev/null ;;
 	"shape-mismatch count")
 		test $st = 1 &&
 		jq -s -e 'map(select(.t=="output")) | length == 0' "$name.jsonl" >/dev/null &&
