@@ -665,12 +665,14 @@ static uint32_t holed_key(struct vnum *v, uint32_t x, uint32_t h)
 	return s;
 }
 
-/* Calls f(v, x, k, w) for each operand view w of op result x of program
- * prog whose value has a number program 'prog' alone has (seen: per
- * number, a bit per program), is computed and is read whole and dense;
- * each value once per result. */
+/* A place for a hole: op result x reads value h whole through view w. */
 struct holes { uint32_t x, h; const struct obl_view *w; };
 
+/* Into out (at most max; returns how many): the operand views of op
+ * result x whose value has a number x's program alone has (seen: per
+ * number, a bit per program), is computed and is read whole and dense,
+ * each value once.  None when x's op is a copy or a view, unless
+ * copies. */
 static size_t holes_of(struct vnum *v, const unsigned char *seen, uint32_t x, bool copies,
                        struct holes *out, size_t max)
 {
