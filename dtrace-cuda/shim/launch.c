@@ -151,8 +151,15 @@ cudaError_t shim_launch(struct shim_func *f, dim3 grid, dim3 block, void **args,
 		if (!f)
 			return shim_error(cudaErrorInvalidDeviceFunction);
 		if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 ||
-		    block.z == 0 || (uint64_t)block.x * block.y * block.z > 1024)
+		    block.z == 0 || (uint64_t)block.x * block.y * block.z > 1024) {
+			/* as the runtime: the kernel does not run, and what it would
+			 * have written stays unwritten; said, since few programs look */
+			shim_warn("launch of %s refused (cudaErrorInvalidConfiguration): grid %ux%ux%u, "
+			          "block %ux%ux%u = %llu threads (at most 1024, none 0); the kernel does not run",
+			          f->name, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+			          (unsigned long long)block.x * block.y * block.z);
 			return shim_error(cudaErrorInvalidConfiguration);
+		}
 	}
 	shim_lock();
 	if (shim_forward() && !shim_out()) {

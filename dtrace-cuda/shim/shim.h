@@ -144,6 +144,8 @@ void shim_flush(void);
 /* Prints "dtrace-cuda: PROG: message", flushes and ends the process with
  * status 2.  For states the trace cannot describe. */
 _Noreturn void shim_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints "dtrace-cuda: PROG: warning: " and the message; the program goes on. */
+void shim_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A call the runtime cannot record exactly (a library call, blas.c):
  * writes a "tunsupported" record naming call, prints "dtrace-cuda: PROG:

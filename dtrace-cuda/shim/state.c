@@ -104,6 +104,18 @@ static _Noreturn void shim_exit(int status, const char *what, const char *msg)
 	_exit(status);
 }
 
+void shim_warn(const char *fmt, ...)
+{
+	extern char *program_invocation_name;
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	/* one write, as diag.c's messages: the program's threads may print too */
+	fprintf(stderr, "dtrace-cuda: %s: warning: %s\n", shim.prog ? shim.prog : program_invocation_name, msg);
+}
+
 void shim_fatal(const char *fmt, ...)
 {
 	char msg[2048];

@@ -15,6 +15,7 @@ test_expect_success 'build the test programs' '
 	build_cuda "$PROGS/vadd.cu" vadd &&
 	build_cuda "$PROGS/scale2.cu" scale2 &&
 	build_cuda "$PROGS/fail.cu" fail &&
+	build_cuda "$PROGS/refused.cu" refused &&
 	"$ROOT/scripts/nvcc-build.sh" "$PROGS/vadd.cu" vadd-sass -gencode arch=compute_90,code=sm_90
 '
 
@@ -111,6 +112,15 @@ test_expect_success 'a program that exits non-zero: exit 2, trace written withou
 	test_must_fail --status=2 dmerge fail.trace opt.trace >out 2>err &&
 	grep "dmerge: fail.trace: the stream .dtrace-cuda. wrote stops after record 3, before its end record: .dtrace-cuda. failed" err &&
 	test ! -s out
+'
+
+test_expect_success 'a launch of 2048 threads a block: refused as CUDA does, said, not recorded' '
+	dtrace-cuda -- ./refused >refused.trace 2>err &&
+	grep -q "^cudaErrorInvalidConfiguration$" err &&
+	grep -q "dtrace-cuda: .*refused: warning: launch of _Z5touchPi refused (cudaErrorInvalidConfiguration): grid 1x1x1, block 64x32x1 = 2048 threads (at most 1024, none 0); the kernel does not run" err &&
+	dcat refused.trace | jq -r .t >actual &&
+	printf "%s\n" header alloc end >expect &&
+	test_cmp expect actual
 '
 
 test_expect_success 'a program that is not there: exit 2, named' '
