@@ -154,10 +154,11 @@ cudaError_t shim_launch(struct shim_func *f, dim3 grid, dim3 block, void **args,
 		    block.z == 0 || (uint64_t)block.x * block.y * block.z > 1024) {
 			/* as the runtime: the kernel does not run, and what it would
 			 * have written stays unwritten; said, since few programs look */
-			shim_warn("launch of %s refused (cudaErrorInvalidConfiguration): grid %ux%ux%u, "
-			          "block %ux%ux%u = %llu threads (at most 1024, none 0); the kernel does not run",
-			          f->name, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-			          (unsigned long long)block.x * block.y * block.z);
+			if (__atomic_fetch_add(&f->refused, 1, __ATOMIC_RELAXED) == 0)   /* once a kernel */
+				shim_warn("launch of %s refused (cudaErrorInvalidConfiguration): grid %ux%ux%u, "
+				          "block %ux%ux%u = %llu threads (at most 1024, none 0); the kernel does not run",
+				          f->name, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+				          (unsigned long long)block.x * block.y * block.z);
 			return shim_error(cudaErrorInvalidConfiguration);
 		}
 	}

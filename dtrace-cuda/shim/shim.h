@@ -71,6 +71,7 @@ struct shim_func {
 	char *name;               /* mangled .entry name */
 	struct shim_module *mod;
 	const struct ptx_func *pf;   /* found on first launch */
+	unsigned refused;         /* launches refused for their configuration */
 };
 
 struct shim_buf {
