@@ -611,14 +611,21 @@ void vnum_stats(const struct vnum *v, uint64_t *values, uint64_t *numbers)
 	*numbers = v->next_id;
 }
 
+/* Per number: bit p when a value of program p has it. */
+static unsigned char *programs_of_numbers(const struct vnum *v)
+{
+	unsigned char *seen = xcalloc((size_t)v->next_id + 2, 1);
+	for (size_t x = 0; x < v->o->values.len; x++)
+		if (v->o->values.items[x].prog < 2 && v->vn[x] <= v->next_id)
+			seen[v->vn[x]] |= (unsigned char)(1u << v->o->values.items[x].prog);
+	return seen;
+}
+
 uint32_t *vnum_shared(const struct vnum *v, uint64_t *count)
 {
 	const struct obligation *o = v->o;
 	size_t nv = o->values.len;
-	unsigned char *seen = xcalloc((size_t)v->next_id + 2, 1);   /* bit p: program p has it */
-	for (size_t x = 0; x < nv; x++)
-		if (o->values.items[x].prog < 2 && v->vn[x] <= v->next_id)
-			seen[v->vn[x]] |= (unsigned char)(1u << o->values.items[x].prog);
+	unsigned char *seen = programs_of_numbers(v);
 	uint32_t *shared = NULL;
 	*count = 0;
 	for (size_t x = 0; x < nv; x++) {
@@ -703,27 +710,24 @@ static size_t holes_of(struct vnum *v, const unsigned char *seen, uint32_t x, bo
 	return n;
 }
 
-/* Per number: bit p when a value of program p has it. */
-static unsigned char *programs_of_numbers(const struct vnum *v)
-{
-	unsigned char *seen = xcalloc((size_t)v->next_id + 2, 1);
-	for (size_t x = 0; x < v->o->values.len; x++)
-		if (v->o->values.items[x].prog < 2 && v->vn[x] <= v->next_id)
-			seen[v->vn[x]] |= (unsigned char)(1u << v->o->values.items[x].prog);
-	return seen;
-}
-
 #define PICK_AMBIGUOUS UINT32_MAX
+
+/* n + 1 entries of NO_VALUE (the caller frees them). */
+static uint32_t *no_values(size_t n)
+{
+	uint32_t *t = xmalloc((n + 1) * sizeof *t);
+	for (size_t i = 0; i <= n; i++)
+		t[i] = NO_VALUE;
+	return t;
+}
 
 size_t vnum_bridges(const struct obligation *o, bool copies, struct vnum_bridge **out,
                     uint32_t **alias_out)
 {
 	size_t nv = o->values.len, nb = 0;
-	uint32_t *alias = xmalloc((nv + 1) * sizeof *alias);
-	for (size_t i = 0; i <= nv; i++)
-		alias[i] = NO_VALUE;
+	uint32_t *alias = no_values(nv), *cand = NULL;
+	const struct obl_view **cview = xcalloc(nv + 1, sizeof *cview);   /* the reference's view of cand */
 	struct vnum_bridge *b = NULL;
-	uint32_t *cand = xmalloc((nv + 1) * sizeof *cand);
 	for (int round = 0; round < BRIDGE_ROUNDS && nb < BRIDGES_MAX; round++) {
 		struct vnum *v = vnum_new_bridged(o, alias);
 		unsigned char *seen = programs_of_numbers(v);
@@ -756,8 +760,8 @@ size_t vnum_bridges(const struct obligation *o, bool copies, struct vnum_bridge 
 			}
 		}
 		/* the optimized program's ops with the same holed key */
-		for (size_t i = 0; i <= nv; i++)
-			cand[i] = NO_VALUE;
+		free(cand);
+		cand = no_values(nv);
 		for (uint32_t x = 0; x < nv; x++) {
 			if (o->values.items[x].prog != 1)
 				continue;
@@ -769,6 +773,8 @@ size_t vnum_bridges(const struct obligation *o, bool copies, struct vnum_bridge 
 				uint32_t r = pick[id] - 1;
 				if (r >= h || o->values.items[r].bytes != o->values.items[h].bytes)
 					continue;
+				if (cand[h] == NO_VALUE)
+					cview[h] = pview[id];
 				cand[h] = cand[h] == NO_VALUE || cand[h] == r ? r : PICK_AMBIGUOUS;
 				if (cand[h] == r && pview[id]->dtype != hs[j].w->dtype)
 					cand[h] = PICK_AMBIGUOUS;
@@ -781,16 +787,9 @@ size_t vnum_bridges(const struct obligation *o, bool copies, struct vnum_bridge 
 		for (uint32_t h = 0; h < nv && nb == before; h++) {
 			if (cand[h] == NO_VALUE || cand[h] == PICK_AMBIGUOUS)
 				continue;
-			/* the reference's view of its value, for the geometry */
-			const struct obl_view *rw = NULL;
-			for (size_t id = 0; id < npick && !rw; id++)
-				if (pick[id] == cand[h] + 1)
-					rw = pview[id];
-			if (!rw)
-				continue;
 			alias[h] = cand[h];
 			b = xrealloc(b, (nb + 1) * sizeof *b);
-			b[nb++] = (struct vnum_bridge){ cand[h], h, rw };
+			b[nb++] = (struct vnum_bridge){ cand[h], h, cview[h] };
 		}
 		free(pick);
 		free(pview);
@@ -800,6 +799,7 @@ size_t vnum_bridges(const struct obligation *o, bool copies, struct vnum_bridge 
 			break;
 	}
 	free(cand);
+	free(cview);
 	*out = b;
 	if (alias_out)
 		*alias_out = alias;
@@ -815,11 +815,8 @@ uint32_t *vnum_bridge_alias(const struct obligation *o)
 		const struct obl_output *out = &o->outputs.items[i];
 		if (!out->bridge || out->value[0] >= o->values.len || out->value[1] >= o->values.len)
 			continue;
-		if (!alias) {
-			alias = xmalloc((o->values.len + 1) * sizeof *alias);
-			for (size_t k = 0; k <= o->values.len; k++)
-				alias[k] = NO_VALUE;
-		}
+		if (!alias)
+			alias = no_values(o->values.len);
 		alias[out->value[1]] = out->value[0];
 	}
 	return alias;
