@@ -146,14 +146,15 @@ static void normal_form(const struct checker *c, const struct expr *e[2], struct
 }
 
 /* e, resolved with the values both programs compute alike left as
- * unknowns (checker.ra), shown equal for every value of them: then loc
- * says so and the answer is true.  Only the normal form decides here (no
+ * unknowns (checker.ra, or checker.rb for a bridge), shown equal for
+ * every value of them: then loc says so and the answer is true.  Only the normal form decides here (no
  * solver: a difference over unknowns that may never take the values
  * that show it is no witness, and a long solver query would cost what
  * the full check needs; tried, it cost a buggy VGG tail 26 s where the
  * full check's screen finds the bug in 0.1 s); anything else is left to
  * the full resolution. */
-static bool equal_over_shared(struct checker *c, const struct expr *e[2], struct vd_location *loc)
+static bool equal_over_shared(struct checker *c, const struct expr *e[2], bool bridge,
+                              struct vd_location *loc)
 {
 	struct ectx *lc;
 	struct ax_norm *nz;
@@ -166,7 +167,9 @@ static bool equal_over_shared(struct checker *c, const struct expr *e[2], struct
 		return false;
 	loc->result = LR_EQUAL;
 	loc->how = LH_STRUCTURAL;
-	loc->detail = "over values both programs compute by the same ops (value numbering), "
+	loc->detail = bridge ? "over values both programs compute by the same ops (value numbering), "
+	                       "taking the bridges before this one as equal, whatever they hold" :
+	              "over values both programs compute by the same ops (value numbering), "
 	              "whatever they hold";
 	return true;
 }
@@ -212,12 +215,8 @@ void check_location(struct checker *c, uint32_t output, uint64_t index, struct a
 			clean = clean && e[p] && !info[p].flags;
 			opaque = opaque || (e[p] && e_has_opaque(e[p]));
 		}
-		if (clean && opaque && equal_over_shared(c, e, loc)) {
-			if (out->bridge)
-				loc->detail = "over values both programs compute by the same ops (value numbering), "
-				              "taking the bridges before this one as equal, whatever they hold";
+		if (clean && opaque && equal_over_shared(c, e, out->bridge, loc))
 			goto out;
-		}
 		resolved = clean && !opaque;
 	}
 	/* the optimized program first: a read of memory no one wrote there

@@ -54,6 +54,15 @@ static enum etype *output_types(const struct sym_state *st, const struct resolve
 
 /* ---- the verdict ------------------------------------------------------------------ */
 
+/* "output 3 (out0) index 17: " + what, for the verdict's message. */
+static const char *at_location(const struct vd_location *l, const struct obligation *ob, struct arena *keep,
+                               const char *what)
+{
+	const struct obl_output *o = &ob->outputs.items[l->output];
+	return arena_printf(keep, "output %u%s%s%s index %llu: %s", l->output, o->name ? " (" : "",
+	                    o->name ? o->name : "", o->name ? ")" : "", (unsigned long long)l->index, what);
+}
+
 void tally_count(struct tally *t, const struct vd_location *l, const struct obligation *ob,
                  struct arena *keep)
 {
@@ -75,12 +84,8 @@ void tally_count(struct tally *t, const struct vd_location *l, const struct obli
 		}
 		t->bridge_equal[l->output]++;
 	}
-	if (l->result == LR_TIMEOUT && !t->first_timeout) {
-		const struct obl_output *o = &ob->outputs.items[l->output];
-		t->first_timeout = arena_printf(keep, "output %u%s%s%s index %llu: %s", l->output,
-		                                o->name ? " (" : "", o->name ? o->name : "", o->name ? ")" : "",
-		                                (unsigned long long)l->index, l->detail ? l->detail : "timeout");
-	}
+	if (l->result == LR_TIMEOUT && !t->first_timeout)
+		t->first_timeout = at_location(l, ob, keep, l->detail ? l->detail : "timeout");
 	if (l->result == LR_EQUAL || l->result == LR_WITHIN_TOL || l->result == LR_DIFFER) {
 		if (l->how == LH_STRUCTURAL)
 			t->v.structural++;
@@ -96,20 +101,11 @@ void tally_count(struct tally *t, const struct vd_location *l, const struct obli
 		if (!t->first_opaque)
 			t->first_opaque = arena_strdup(keep, l->detail ? l->detail : "");
 	}
-	if (l->result == LR_UNSUPPORTED && !t->first_unsupported) {
-		const struct obl_output *o = &ob->outputs.items[l->output];
-		t->first_unsupported = arena_printf(keep, "output %u%s%s%s index %llu: %s", l->output,
-		                                    o->name ? " (" : "", o->name ? o->name : "",
-		                                    o->name ? ")" : "", (unsigned long long)l->index,
-		                                    l->detail ? l->detail : "unsupported");
-	}
-	if ((l->result == LR_DIFFER || l->result == LR_UNINIT) && !t->first_bug) {
-		const struct obl_output *o = &ob->outputs.items[l->output];
-		t->first_bug = arena_printf(keep, "output %u%s%s%s index %llu: %s (%s)", l->output,
-		                            o->name ? " (" : "", o->name ? o->name : "", o->name ? ")" : "",
-		                            (unsigned long long)l->index, loc_result_name(l->result),
-		                            l->detail ? l->detail : "");
-	}
+	if (l->result == LR_UNSUPPORTED && !t->first_unsupported)
+		t->first_unsupported = at_location(l, ob, keep, l->detail ? l->detail : "unsupported");
+	if ((l->result == LR_DIFFER || l->result == LR_UNINIT) && !t->first_bug)
+		t->first_bug = at_location(l, ob, keep, arena_printf(keep, "%s (%s)", loc_result_name(l->result),
+		                                                     l->detail ? l->detail : ""));
 }
 
 void tally_count_equal(struct tally *t, const struct vd_equal_output *e)
@@ -143,6 +139,7 @@ void tally_conclude(struct tally *t, const struct dcheck_opts *o, const struct s
 {
 	struct vd_verdict *v = &t->v;
 	uint64_t decided = v->equal + v->within_tol;
+	uint32_t unshown = unshown_bridge(t, st);
 	uint64_t need = o->min_locations < v->locations ? o->min_locations : v->locations;
 	bool budget_spent = v->stopped && !strcmp(v->stopped, "budget");
 	v->findings = st->findings.len;
@@ -178,10 +175,10 @@ void tally_conclude(struct tally *t, const struct dcheck_opts *o, const struct s
 		             arena_printf(a, "torch op %s (program '%s') is unsupported: %s", u->kernel,
 		                          u->prog < 2 && st->obl.names[u->prog] ? st->obl.names[u->prog] : "?", u->what) :
 		             arena_printf(a, "launch %u (%s) is unsupported: %s", u->launch, u->kernel, u->what);
-	} else if (decided >= need && decided > 0 && unshown_bridge(t, st) != NO_VALUE) {
+	} else if (decided >= need && decided > 0 && unshown != NO_VALUE) {
 		/* each bridge's locations rest on the bridges before it: correct
 		 * only when every bridge has a location shown equal */
-		uint32_t b = unshown_bridge(t, st);
+		uint32_t b = unshown;
 		const struct obl_output *bo = &st->obl.outputs.items[b];
 		v->result = VR_UNKNOWN;
 		v->message = arena_printf(a, "%llu of %llu locations equal, but no location of output %u (%s) "
@@ -356,6 +353,18 @@ struct worker {
 	pthread_t th;
 };
 
+/* A resolver with the budget's deadline, stopping at shared (NULL: at
+ * nothing but the inputs). */
+static struct resolver *resolver_at(const struct sym_state *st, struct smt *s, double deadline,
+                                    const uint32_t *shared)
+{
+	struct resolver *r = resolver_new(st, s);
+	resolver_set_deadline(r, deadline);
+	if (shared)
+		resolver_set_shared(r, shared);
+	return r;
+}
+
 static void *work(void *arg)
 {
 	struct worker *wk = arg;
@@ -372,18 +381,9 @@ static void *work(void *arg)
 	}
 	struct smt *s = smt_new(o->smt_timeout_ms, o->smt_rlimit);
 	smt_set_deadline(s, o->deadline);
-	struct resolver *r = resolver_new(st, s), *ra = NULL, *rb = NULL;
-	resolver_set_deadline(r, o->deadline);
-	if (p->shared) {
-		ra = resolver_new(st, s);
-		resolver_set_deadline(ra, o->deadline);
-		resolver_set_shared(ra, p->shared);
-	}
-	if (p->shared_b) {
-		rb = resolver_new(st, s);
-		resolver_set_deadline(rb, o->deadline);
-		resolver_set_shared(rb, p->shared_b);
-	}
+	struct resolver *r = resolver_at(st, s, o->deadline, NULL);
+	struct resolver *ra = p->shared ? resolver_at(st, s, o->deadline, p->shared) : NULL;
+	struct resolver *rb = p->shared_b ? resolver_at(st, s, o->deadline, p->shared_b) : NULL;
 	struct checker c = { o, st, r, s, p->ets, o->deadline, ra, rb };
 	pthread_mutex_lock(&p->mu);
 	if (!ok) {
@@ -568,8 +568,7 @@ static void check_all(const struct dcheck_opts *o, const struct sym_state *st, c
 
 	struct smt *s = smt_new(o->smt_timeout_ms, o->smt_rlimit);
 	smt_set_deadline(s, o->deadline);
-	struct resolver *r = resolver_new(st, s);
-	resolver_set_deadline(r, o->deadline);
+	struct resolver *r = resolver_at(st, s, o->deadline, NULL);
 	enum etype *ets = output_types(st, r);
 	p.ets = ets;
 	uint32_t *shared = NULL, *shared_b = NULL;
