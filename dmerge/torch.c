@@ -966,10 +966,7 @@ static bool *cut_bridges(struct merge *m, bool copies)
 		 * output): the output pair itself is the last cut, checked
 		 * stopping at the bridges, when it is two whole values. */
 		bool eq = vnum_output_equal(bridged, (uint32_t)i, et, NULL);
-		bool whole = !oc.off[0] && !oc.off[1] && oc.value[0] < oc.value[1] &&
-		             oc.bytes == ob->values.items[oc.value[0]].bytes &&
-		             oc.bytes == ob->values.items[oc.value[1]].bytes;
-		if (!eq && !whole)
+		if (!eq && !obl_output_whole_values(ob, &oc))
 			continue;
 		/* one bridge is no better than an identical tail's one cut (the
 		 * same pair where one value is computed another way); with more,

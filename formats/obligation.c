@@ -19,6 +19,13 @@ bool obl_value_ranged(const struct obl_value *v)
 	return v->def != VD_UNINIT && v->def != VD_LAUNCH && !(v->def == VD_OP && v->input == NO_VALUE);
 }
 
+bool obl_output_whole_values(const struct obligation *o, const struct obl_output *out)
+{
+	return !out->off[0] && !out->off[1] && out->value[0] < out->value[1] &&
+	       out->value[1] < o->values.len && out->bytes == o->values.items[out->value[0]].bytes &&
+	       out->bytes == o->values.items[out->value[1]].bytes;
+}
+
 void obl_write_input(struct stream_out *w, const struct obl_input *r)
 {
 	out_begin(w, "input");
@@ -822,10 +829,7 @@ bool obligation_check(const struct obligation *o, const char *file)
 		                                 o->outputs.items[out->tail_of].tail_of != NO_VALUE))
 			FAIL(AT "output %zu: tail_of %u is not an earlier output of the programs", file,
 			     out->rec, "output", i, out->tail_of);
-		if (out->bridge && (out->tail_of == NO_VALUE || out->value[0] >= out->value[1] ||
-		                    out->off[0] || out->off[1] ||
-		                    out->bytes != o->values.items[out->value[0]].bytes ||
-		                    out->bytes != o->values.items[out->value[1]].bytes))
+		if (out->bridge && (out->tail_of == NO_VALUE || !obl_output_whole_values(o, out)))
 			FAIL(AT "output %zu: a bridge is a cut of two whole values, the reference's first",
 			     file, out->rec, "output", i);
 	}

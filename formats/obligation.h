@@ -238,6 +238,9 @@ bool obligation_check(const struct obligation *o, const char *file);
  * obligation has no output and 'findings' is 0 (dexec, dcheck and dreplay
  * refuse such a stream with exit 2). */
 bool obligation_check_outputs(const struct obligation *o, size_t findings, const char *file);
+/* Whether output pair out is two whole values, the reference's first
+ * (offsets 0, bytes the size of both): what a bridge cut must be. */
+bool obl_output_whole_values(const struct obligation *o, const struct obl_output *out);
 
 
 /* Starts an obligation stream: the header (stream "obligation") and the
