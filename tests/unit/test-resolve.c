@@ -140,26 +140,44 @@ static const struct expr *two_x(struct ectx *cx, uint32_t space, const struct ex
 	return e_op2(cx, EOP_FMUL, e_load(cx, space, ET_F32, addr), e_real(cx, 2.0));
 }
 
+/* Two launches over 1024 floats of input in: y = 2 * in where the
+ * thread's index is below ybound, onto a memset of zeros (memset_y) or
+ * nothing; then z = y + 1 everywhere, onto y's buffer (z_on_y) or
+ * nothing.  l0: the first launch. */
+struct chain { uint32_t in, y, z, l0; };
+
+static struct chain chain(struct fix *f, bool memset_y, int64_t ybound, bool z_on_y, const char *yname)
+{
+	struct ectx *cx = f->cx;
+	struct chain c;
+	c.in = input(f, 4096, NULL);
+	uint32_t x = value(f, 0, 4096, VD_INPUT, NO_VALUE);
+	V(f, x)->input = c.in;
+	uint32_t buf = NO_VALUE;
+	if (memset_y) {
+		buf = value(f, 0, 4096, VD_MEMSET, NO_VALUE);
+		V(f, buf)->fill = 0;
+	}
+	c.l0 = launch(f, 0, 4, 256, yname);
+	c.y = launch_value(f, 0, 4096, c.l0, buf);
+	const struct expr *i = gidx(cx, 256);
+	write(f, c.y, lt(cx, i, ybound), addr4(cx, i), two_x(cx, x, addr4(cx, i)), ET_F32, 0);
+	end_launch(f, c.l0);
+	uint32_t l1 = launch(f, 0, 4, 256, "plus_one");
+	c.z = launch_value(f, 0, 4096, l1, z_on_y ? c.y : NO_VALUE);
+	write(f, c.z, lt(cx, i, 1024), addr4(cx, i),
+	      e_op2(cx, EOP_FADD, e_load(cx, c.y, ET_F32, addr4(cx, i)), e_real(cx, 1.0)), ET_F32, 0);
+	end_launch(f, l1);
+	return c;
+}
+
 static void test_elementwise(void)
 {
 	struct fix f;
 	fix_init(&f);
 	struct ectx *cx = f.cx;
-	uint32_t in = input(&f, 4096, NULL);
-	uint32_t x = value(&f, 0, 4096, VD_INPUT, NO_VALUE);
-	V(&f, x)->input = in;
-	uint32_t buf = value(&f, 0, 4096, VD_MEMSET, NO_VALUE);
-	V(&f, buf)->fill = 0;
-	uint32_t l0 = launch(&f, 0, 4, 256, "twice_half");
-	uint32_t y = launch_value(&f, 0, 4096, l0, buf);
-	const struct expr *i = gidx(cx, 256);
-	write(&f, y, lt(cx, i, 512), addr4(cx, i), two_x(cx, x, addr4(cx, i)), ET_F32, 0);
-	end_launch(&f, l0);
-	uint32_t l1 = launch(&f, 0, 4, 256, "plus_one");
-	uint32_t z = launch_value(&f, 0, 4096, l1, y);
-	write(&f, z, lt(cx, i, 1024), addr4(cx, i),
-	      e_op2(cx, EOP_FADD, e_load(cx, y, ET_F32, addr4(cx, i)), e_real(cx, 1.0)), ET_F32, 0);
-	end_launch(&f, l1);
+	struct chain ch = chain(&f, true, 512, true, "twice_half");
+	uint32_t in = ch.in, y = ch.y, z = ch.z, l0 = ch.l0;
 	ok(sym_state_finish(&f.st, "test", true), "hand-built obligation is consistent");
 
 	struct resolver *r = resolver_new(&f.st, NULL);
@@ -196,19 +214,8 @@ static void test_shared_stop(void)
 	struct fix f;
 	fix_init(&f);
 	struct ectx *cx = f.cx;
-	uint32_t in = input(&f, 4096, NULL);
-	uint32_t x = value(&f, 0, 4096, VD_INPUT, NO_VALUE);
-	V(&f, x)->input = in;
-	uint32_t l0 = launch(&f, 0, 4, 256, "twice");
-	uint32_t y = launch_value(&f, 0, 4096, l0, NO_VALUE);
-	const struct expr *i = gidx(cx, 256);
-	write(&f, y, lt(cx, i, 1024), addr4(cx, i), two_x(cx, x, addr4(cx, i)), ET_F32, 0);
-	end_launch(&f, l0);
-	uint32_t l1 = launch(&f, 0, 4, 256, "plus_one");
-	uint32_t z = launch_value(&f, 0, 4096, l1, NO_VALUE);
-	write(&f, z, lt(cx, i, 1024), addr4(cx, i),
-	      e_op2(cx, EOP_FADD, e_load(cx, y, ET_F32, addr4(cx, i)), e_real(cx, 1.0)), ET_F32, 0);
-	end_launch(&f, l1);
+	struct chain ch = chain(&f, false, 1024, false, "twice");
+	uint32_t in = ch.in, y = ch.y, z = ch.z;
 	ok(sym_state_finish(&f.st, "test", true), "shared: hand-built obligation is consistent");
 
 	uint32_t *shared = xcalloc(f.st.obl.values.len, sizeof *shared);
