@@ -243,7 +243,7 @@ class Binding:
         return args[0] * 2
 EOF
 
-test_expect_success 'kernelbench: forward is called as the functional reference calls module_fn' '
+test_expect_success 'kernelbench: forward is called as the functional reference calls module_fn, its defaults included' '
 	cat >adapt.py <<-\EOF &&
 	import torch
 	from fakebind import Binding
@@ -264,6 +264,11 @@ test_expect_success 'kernelbench: forward is called as the functional reference 
 	except TypeError as e:
 	    print("rejected:", "incompatible function arguments" in str(e))
 	print(coerce_arg(True, "float"), coerce_arg(2.5, "int"), coerce_arg(1, "bool"))
+	b5 = Binding(doc.replace("arg4: float", "arg4: float, arg5: bool") + "\n\nconv",
+	             (torch.Tensor, list, int, int, float, bool))
+	f = reference_forward(b5, module_fn)
+	f(x, ws, 2, 1, 1.0)
+	print("defaults:", b5.calls[-1][2:])
 	EOF
 	PYTHONPATH="$ROOT/dtrace-cuda/python:." "$PY" adapt.py >actual &&
 	cat >expect <<-EOF &&
@@ -271,6 +276,7 @@ test_expect_success 'kernelbench: forward is called as the functional reference 
 	list 2 1 1.0
 	rejected: True
 	1.0 2.5 True
+	defaults: (2, 1, 1.0, True)
 	EOF
 	test_cmp expect actual
 '

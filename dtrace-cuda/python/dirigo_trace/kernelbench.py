@@ -185,34 +185,46 @@ def coerce_arg(v, ty):
 def reference_forward(fwd, module_fn):
     """The extension's forward called as the functional reference calls
     module_fn: keyword arguments become positional by module_fn's
-    signature (a binding without py::arg names takes no keywords), and
-    when the binding still rejects the arguments, each is converted to the
-    type the binding's signature names (coerce_arg) and the call is made
-    once more."""
+    signature (a binding without py::arg names takes no keywords).  When
+    the binding still rejects the arguments, the arguments module_fn's
+    caller left to their defaults are passed as module_fn's defaults (a
+    default in the C++ source that the binding does not declare is no
+    default in Python), each converted to the type the binding's
+    signature names (coerce_arg), and the call is made once more."""
     try:
         sig = inspect.signature(module_fn) if module_fn is not None else None
     except (TypeError, ValueError):
         sig = None
     types = binding_types(fwd)
 
+    def with_defaults(args, kwargs):
+        if sig is None:
+            return None
+        try:
+            b = sig.bind(*args, **kwargs)
+        except TypeError:
+            return None
+        b.apply_defaults()
+        return None if b.kwargs else tuple(b.args)
+
     def call(*args, **kwargs):
-        if kwargs and sig is not None:
-            try:
-                b = sig.bind(*args, **kwargs)
-                b.apply_defaults()
-                args, kwargs = tuple(b.args), dict(b.kwargs)
-                if types is not None and not kwargs:
-                    args = args[:len(types)]
-            except TypeError:
-                pass
+        full = with_defaults(args, kwargs)
+        if kwargs and full is not None:
+            args, kwargs = full, {}
+            if types is not None:
+                args = args[:len(types)]
         try:
             return fwd(*args, **kwargs)
         except TypeError as e:
-            if "incompatible function arguments" not in str(e) or types is None or kwargs \
-                    or len(args) > len(types):
+            if "incompatible function arguments" not in str(e) or types is None or kwargs:
                 raise
-            conv = tuple(coerce_arg(v, t) for v, t in zip(args, types))
-            if all(a is b for a, b in zip(conv, args)):
+            more = args
+            if full is not None and len(args) < len(types) <= len(full):
+                more = full[:len(types)]
+            if len(more) > len(types):
+                raise
+            conv = tuple(coerce_arg(v, t) for v, t in zip(more, types))
+            if len(more) == len(args) and all(a is b for a, b in zip(conv, args)):
                 raise
             return fwd(*conv)
     return call
