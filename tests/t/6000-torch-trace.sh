@@ -281,6 +281,28 @@ test_expect_success 'kernelbench: forward is called as the functional reference 
 	test_cmp expect actual
 '
 
+test_expect_success 'scaled_dot_product_attention under torch 1.13: traced by its definition' '
+	cat >sdpa.py <<-\EOF &&
+	import torch
+	import torch.nn as nn
+	import torch.nn.functional as F
+	class Model(nn.Module):
+	    def forward(self, q, k, v):
+	        return F.scaled_dot_product_attention(q, k, v)
+	def get_inputs():
+	    return [torch.randn(2, 4, 8), torch.randn(2, 4, 8), torch.randn(2, 4, 8)]
+	def get_init_inputs():
+	    return []
+	EOF
+	if "$PY" -c "import torch.nn.functional as F, sys; sys.exit(hasattr(F, \"scaled_dot_product_attention\"))"
+	then
+		PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" -m dirigo_trace sdpa.py --out sdpa.trace &&
+		dcat sdpa.trace | jq -r "select(.t==\"op\") | .op" | grep -v "view\|reshape\|expand\|transpose" >actual &&
+		printf "aten::bmm\naten::mul.Tensor\naten::_softmax\naten::bmm\n" >expect &&
+		test_cmp expect actual
+	fi
+'
+
 test_expect_success 'a file without Model: trouble, exit 2' '
 	echo "x = 1" >bad.py &&
 	test_status 2 env PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" -m dirigo_trace bad.py --out bad.trace 2>err &&

@@ -13,6 +13,7 @@ import os
 import sys
 import traceback
 
+from . import torchver
 from .status import OK, TROUBLE, UNDECIDED
 
 try:
@@ -32,6 +33,7 @@ USAGE_STATUS = TROUBLE
 
 
 def load(path):
+    torchver.backport()
     spec = importlib.util.spec_from_file_location("dirigo_program", path)
     if spec is None:
         raise ImportError("cannot load '%s'" % path)

@@ -46,7 +46,7 @@ import re
 import sys
 import traceback
 
-from . import ext
+from . import ext, torchver
 from .harness import Sink, generated_inputs, record_run
 from .status import OK, TROUBLE, UNDECIDED
 
@@ -56,6 +56,7 @@ class PairError(Exception):
 
 
 def load_module(path, modname, need):
+    torchver.backport()
     spec = importlib.util.spec_from_file_location(modname, path)
     if spec is None:
         raise PairError("cannot load '%s'" % path)

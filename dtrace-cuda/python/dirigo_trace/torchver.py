@@ -9,7 +9,12 @@ adapts to both.  SUPPORTED is the range it was
 written for, TESTED the releases its test suite ran on (dtrace-cuda(1),
 section TORCH VERSIONS).  A torch outside SUPPORTED still runs, with a
 warning: its trace may be wrong where the dispatch API changed.
+
+Under a torch older than 2.0, backport() adds the torch 2 functions that
+programs call and 1.13 lacks, each written by its documented definition
+in ops 1.13 has (dtrace-cuda(1), section TORCH VERSIONS).
 """
+import math
 import re
 import sys
 
@@ -51,3 +56,33 @@ def warn_once(version=None):
         _warned = True
         print("dirigo_trace: warning: " + p, file=sys.stderr)
     return p
+
+
+def _scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                  is_causal=False, scale=None):
+    """torch.nn.functional.scaled_dot_product_attention (torch 2.0) by its
+    definition: softmax(q k^T * scale + mask) v, with dropout on the
+    attention weights when dropout_p > 0."""
+    import torch
+    s = 1.0 / math.sqrt(query.size(-1)) if scale is None else scale
+    attn = torch.matmul(query, key.transpose(-2, -1)) * s
+    if is_causal:
+        keep = torch.ones(query.size(-2), key.size(-2), dtype=torch.bool).tril()
+        attn = attn.masked_fill(~keep, float("-inf"))
+    if attn_mask is not None:
+        if attn_mask.dtype == torch.bool:
+            attn = attn.masked_fill(~attn_mask, float("-inf"))
+        else:
+            attn = attn + attn_mask
+    attn = torch.softmax(attn, dim=-1)
+    if dropout_p > 0.0:
+        attn = torch.dropout(attn, dropout_p, True)
+    return torch.matmul(attn, value)
+
+
+def backport():
+    """Adds to an older torch the torch 2 functions it lacks (see the top
+    of this file); a no-op under torch 2."""
+    import torch.nn.functional as F
+    if not hasattr(F, "scaled_dot_product_attention"):
+        F.scaled_dot_product_attention = _scaled_dot_product_attention
