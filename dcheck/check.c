@@ -133,16 +133,35 @@ static void add_kernel(const struct checker *c, int prog, uint32_t launch, struc
 
 /* e normalised in place, into *lc (a context of the location's own,
  * see the top of this file) with *nz: the chosen axioms, then sums,
- * products, max and min in canonical form (canon.h).  The caller frees
- * both. */
-static void normal_form(const struct checker *c, const struct expr *e[2], struct ectx **lc,
-                        struct ax_norm **nz)
+ * products, max and min in canonical form (canon.h), constants rounded
+ * to floats unless the location (of type et) holds doubles.  The caller
+ * frees both. */
+static void normal_form(const struct checker *c, const struct expr *e[2], enum etype et,
+                        struct ectx **lc, struct ax_norm **nz)
 {
 	*lc = ectx_new();
 	*nz = ax_norm_new(*lc, c->o->axioms);
 	e[0] = ax_norm(*nz, e[0]);
 	e[1] = ax_norm(*nz, e[1]);
-	canon_pair(*lc, e, CANON_STEPS_DEFAULT);
+	canon_pair(*lc, e, CANON_STEPS_DEFAULT, et != ET_F64);
+}
+
+#define CLOSE_STEPS (16ull << 20)   /* pairs of nodes canon_close may compare */
+
+/* The normal forms x[0] (ref) and x[1] (opt) of a location of type et
+ * one expression, or (floats) one but for constants one float apart
+ * (canon.h, canon_close), *why then saying which. */
+static bool same_form(const struct expr *const x[2], enum etype et, struct arena *a, const char **why)
+{
+	double c0, c1;
+	*why = NULL;
+	if (x[0] == x[1])
+		return true;
+	if (et == ET_F64 || !canon_close(x[0], x[1], CLOSE_STEPS, &c0, &c1))
+		return false;
+	*why = arena_printf(a, "equal but for a constant the two programs round to neighbouring floats: "
+	                    "ref %.9g, opt %.9g", c0, c1);
+	return true;
 }
 
 /* e, resolved with the values both programs compute alike left as
@@ -153,24 +172,25 @@ static void normal_form(const struct checker *c, const struct expr *e[2], struct
  * the full check needs; tried, it cost a buggy VGG tail 26 s where the
  * full check's screen finds the bug in 0.1 s); anything else is left to
  * the full resolution. */
-static bool equal_over_shared(struct checker *c, const struct expr *e[2], bool bridge,
-                              struct vd_location *loc)
+static bool equal_over_shared(struct checker *c, const struct expr *e[2], enum etype et, bool bridge,
+                              struct arena *a, struct vd_location *loc)
 {
 	struct ectx *lc;
 	struct ax_norm *nz;
 	const struct expr *x[2] = { e[0], e[1] };
-	normal_form(c, x, &lc, &nz);
-	bool eq = x[0] == x[1];
+	const char *why;
+	normal_form(c, x, et, &lc, &nz);
+	bool eq = same_form(x, et, a, &why);
 	ax_norm_free(nz);
 	ectx_free(lc);
 	if (!eq)
 		return false;
 	loc->result = LR_EQUAL;
 	loc->how = LH_STRUCTURAL;
-	loc->detail = bridge ? "over values both programs compute by the same ops (value numbering), "
-	                       "taking the bridges before this one as equal, whatever they hold" :
-	              "over values both programs compute by the same ops (value numbering), "
-	              "whatever they hold";
+	loc->detail = arena_printf(a, "%s%sover values both programs compute by the same ops (value numbering), %s",
+	                           why ? why : "", why ? ", " : "",
+	                           bridge ? "taking the bridges before this one as equal, whatever they hold" :
+	                                    "whatever they hold");
 	return true;
 }
 
@@ -215,7 +235,7 @@ void check_location(struct checker *c, uint32_t output, uint64_t index, struct a
 			clean = clean && e[p] && !info[p].flags;
 			opaque = opaque || (e[p] && e_has_opaque(e[p]));
 		}
-		if (clean && opaque && equal_over_shared(c, e, out->bridge, loc))
+		if (clean && opaque && equal_over_shared(c, e, et, out->bridge, a, loc))
 			goto out;
 		resolved = clean && !opaque;
 	}
@@ -255,8 +275,8 @@ void check_location(struct checker *c, uint32_t output, uint64_t index, struct a
 	int opq = e_has_opaque(e[0]) ? 0 : e_has_opaque(e[1]) ? 1 : -1;
 	/* the axioms, then sums, products, max and min in one form whatever
 	 * their association; what still differs goes on, smaller */
-	normal_form(c, e, &lc, &nz);
-	if (e[0] == e[1]) {
+	normal_form(c, e, et, &lc, &nz);
+	if (same_form(e, et, a, &loc->detail)) {
 		loc->result = LR_EQUAL;
 		loc->how = LH_STRUCTURAL;
 		goto out;

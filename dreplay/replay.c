@@ -285,7 +285,7 @@ void replay_witness(struct resolver *r, const struct sym_state *st, const struct
 	}
 	/* as dcheck compared them: an infinity a max or min absorbs is gone
 	 * (canon.h); one that stays leaves the value undefined */
-	canon_pair(st->cx, e, CANON_STEPS_DEFAULT);
+	canon_pair(st->cx, e, CANON_STEPS_DEFAULT, false);   /* exact constants: the values are computed */
 	for (int p = 0; p < 2; p++)
 		if (e_has_undef(e[p])) {
 			rp->message = arena_printf(a, "%s: the value is undefined (an infinite float constant "

@@ -195,6 +195,20 @@ static bool rat_add(const struct rat *a, const struct rat *b, struct rat *out)
 	return true;
 }
 
+/* r rounded to the nearest float (through a double, so a value within
+ * a double's rounding of a float tie may round the other way: the same
+ * way for the same r), or r itself where the float would be 0 or
+ * infinite. */
+static struct rat rat_round_float(const struct rat *r)
+{
+	double v = ldexp((double)r->n / (double)r->d, r->e);
+	float f = (float)v;
+	struct rat out;
+	if (!isfinite(f) || (f == 0) != (r->n == 0) || !rat_of_double(f, &out))
+		return *r;
+	return out;
+}
+
 /* r as p / q with p and q exact doubles. */
 static bool rat_split(const struct rat *r, double *p, double *q)
 {
@@ -351,6 +365,7 @@ struct canon {
 	struct ectx *cx;
 	uint64_t max_steps, steps, kept;
 	bool over;
+	bool as_float;                    /* coefficients rounded to floats (canon_set_float) */
 	struct itab t;
 	struct lin L, F, S;               /* sums being built; a factor read back; a square group's sum */
 	exprvec stack, tmp;
@@ -601,12 +616,17 @@ static const struct expr *big_nary(struct canon *c, enum eop op, const struct ex
 	return r;
 }
 
-/* g * r, written exactly, or NULL. */
+/* g * r, written exactly (r rounded to a float first where the
+ * canonicaliser is set so), or NULL. */
 static const struct expr *scale(struct canon *c, const struct expr *g, const struct rat *r)
 {
 	struct ectx *cx = c->cx;
 	double d, p, q;
-	struct rat m1 = { -1, 1, 0 };
+	struct rat m1 = { -1, 1, 0 }, rf;
+	if (c->as_float) {
+		rf = rat_round_float(r);
+		r = &rf;
+	}
 	if (rat_is_one(r))
 		return g;
 	if (rat_eq(r, &m1))
@@ -623,6 +643,11 @@ static const struct expr *scale(struct canon *c, const struct expr *g, const str
 static const struct expr *constant(struct canon *c, const struct rat *r)
 {
 	double d, p, q;
+	struct rat rf;
+	if (c->as_float) {
+		rf = rat_round_float(r);
+		r = &rf;
+	}
 	if (rat_to_double(r, &d))
 		return e_real(c->cx, d);
 	if (!rat_split(r, &p, &q))
@@ -1230,9 +1255,15 @@ const struct expr *canon(struct canon *c, const struct expr *root)
 	return c->over ? NULL : done(c, root);
 }
 
-bool canon_pair(struct ectx *cx, const struct expr *e[2], uint64_t max_steps)
+void canon_set_float(struct canon *c, bool on)
+{
+	c->as_float = on;
+}
+
+bool canon_pair(struct ectx *cx, const struct expr *e[2], uint64_t max_steps, bool as_float)
 {
 	struct canon *c = canon_new(cx, max_steps);
+	c->as_float = as_float;
 	/* a canonical form costs a few steps per node; one that costs far
 	 * more is blowing up (x_i - mean for every i of a variance spreads
 	 * the mean's n terms into each of n sums): give up early */
@@ -1249,4 +1280,233 @@ bool canon_pair(struct ectx *cx, const struct expr *e[2], uint64_t max_steps)
 	e[0] = a;
 	e[1] = b;
 	return true;
+}
+
+/* ---- equal but for a rounding of constants ----------------------------------------------------- */
+
+/* a and b floats one apart (or equal), of one sign, neither 0. */
+static bool floats_adjacent(double a, double b)
+{
+	float fa = (float)a, fb = (float)b;
+	if ((double)fa != a || (double)fb != b || fa == 0 || fb == 0 || (fa < 0) != (fb < 0))
+		return false;
+	uint32_t ia, ib;
+	memcpy(&ia, &fa, sizeof ia);
+	memcpy(&ib, &fb, sizeof ib);
+	return ia - ib + 1u <= 2u;
+}
+
+/* A set of pairs of nodes (by id; one context), open addressing. */
+struct pairset { uint64_t *v; size_t cap, len; };
+
+static bool pairset_put(struct pairset *s, uint64_t k)
+{
+	size_t i = (size_t)((k * 0x9e3779b97f4a7c15ull) >> 24) & (s->cap - 1);
+	for (; s->v[i]; i = (i + 1) & (s->cap - 1))
+		if (s->v[i] == k)
+			return false;
+	s->v[i] = k;
+	s->len++;
+	return true;
+}
+
+/* Adds (a, b); false when it was there. */
+static bool pairset_add(struct pairset *s, const struct expr *a, const struct expr *b)
+{
+	if (2 * (s->len + 1) > s->cap) {
+		struct pairset n = { xcalloc(s->cap ? 2 * s->cap : 256, sizeof *n.v), s->cap ? 2 * s->cap : 256, 0 };
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->v[i])
+				pairset_put(&n, s->v[i]);
+		free(s->v);
+		*s = n;
+	}
+	return pairset_put(s, ((uint64_t)a->id << 32 | b->id) + 1);
+}
+
+/* Hashes of nodes' shapes: the node with every real constant taken as
+ * the same, and a sum, product, max or min as the multiset of its
+ * operands (nested nodes of the same op flattened: however they were cut
+ * into nodes); by node id (one context), open addressing. */
+struct shape { uint32_t id; uint64_t h, flat; };
+struct shapes { struct shape *v; size_t cap, len; };
+
+static bool commutes(const struct expr *x)
+{
+	return x->op == EOP_FADD || x->op == EOP_FMUL || x->op == EOP_FMAX || x->op == EOP_FMIN;
+}
+
+static uint64_t mix(uint64_t h, uint64_t k)
+{
+	h ^= k + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdull;
+}
+
+static size_t shape_home(uint32_t key, size_t cap)
+{
+	return (size_t)(key * 0x9e3779b97f4a7c15ull >> 24) & (cap - 1);
+}
+
+static struct shape *shape_get(struct shapes *m, const struct expr *x)
+{
+	if (!m->cap)
+		return NULL;
+	uint32_t key = x->id + 1;
+	for (size_t k = shape_home(key, m->cap); m->v[k].id; k = (k + 1) & (m->cap - 1))
+		if (m->v[k].id == key)
+			return &m->v[k];
+	return NULL;
+}
+
+static struct shape *shape_add(struct shapes *m, const struct expr *x)
+{
+	if (2 * (m->len + 1) > m->cap) {
+		struct shapes n = { xcalloc(m->cap ? 2 * m->cap : 1024, sizeof *n.v), m->cap ? 2 * m->cap : 1024, 0 };
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->v[i].id) {
+				size_t k = shape_home(m->v[i].id, n.cap);
+				while (n.v[k].id)
+					k = (k + 1) & (n.cap - 1);
+				n.v[k] = m->v[i];
+				n.len++;
+			}
+		free(m->v);
+		*m = n;
+	}
+	uint32_t key = x->id + 1;
+	size_t k = shape_home(key, m->cap);
+	while (m->v[k].id)
+		k = (k + 1) & (m->cap - 1);
+	m->v[k].id = key;
+	m->len++;
+	return &m->v[k];
+}
+
+/* The shape of root and of everything under it (memoised in m). */
+static const struct shape *shape(struct shapes *m, const struct expr *root)
+{
+	const struct shape *have = shape_get(m, root);
+	if (have)
+		return have;
+	exprvec st = { 0 };
+	VEC_PUSH(st, root);
+	while (st.len) {
+		const struct expr *x = st.items[st.len - 1];
+		if (shape_get(m, x)) {
+			st.len--;
+			continue;
+		}
+		bool ready = true;
+		for (unsigned i = 0; i < x->nargs; i++)
+			if (!shape_get(m, x->args[i])) {
+				VEC_PUSH(st, x->args[i]);
+				ready = false;
+			}
+		if (!ready)
+			continue;
+		st.len--;
+		uint64_t h = mix(mix(x->op, x->sort), x->et), flat = 0;
+		if (commutes(x)) {
+			for (unsigned i = 0; i < x->nargs; i++) {
+				const struct shape *a = shape_get(m, x->args[i]);
+				flat += x->args[i]->op == x->op ? a->flat : mix(a->h, 1);
+			}
+			h = mix(h, flat);
+		} else {
+			h = mix(h, x->nargs);
+			if (x->op != EOP_REAL)
+				h = mix(mix(mix(h, x->u), x->space), x->off);
+			for (unsigned i = 0; i < x->nargs; i++)
+				h = mix(h, shape_get(m, x->args[i])->h);
+		}
+		struct shape *n = shape_add(m, x);
+		n->h = h;
+		n->flat = flat;
+	}
+	VEC_FREE(st);
+	return shape_get(m, root);
+}
+
+struct keyed { uint64_t h; const struct expr *e; };
+typedef struct { struct keyed *items; size_t len, cap; } keyedvec;
+
+static int cmp_keyed(const void *pa, const void *pb)
+{
+	const struct keyed *a = pa, *b = pb;
+	if (a->h != b->h)
+		return a->h < b->h ? -1 : 1;
+	return a->e->id < b->e->id ? -1 : a->e->id > b->e->id;
+}
+
+/* The operands of x, a sum, product, max or min, with nested nodes of
+ * its op flattened, in order of their shapes (ties by id). */
+static void operands(struct shapes *m, const struct expr *x, exprvec *tmp, keyedvec *out)
+{
+	out->len = 0;
+	tmp->len = 0;
+	VEC_PUSH(*tmp, x);
+	while (tmp->len) {
+		const struct expr *y = tmp->items[--tmp->len];
+		for (unsigned i = 0; i < y->nargs; i++) {
+			if (y->args[i]->op == x->op)
+				VEC_PUSH(*tmp, y->args[i]);
+			else
+				VEC_PUSH(*out, ((struct keyed){ shape(m, y->args[i])->h, y->args[i] }));
+		}
+	}
+	qsort(out->items, out->len, sizeof *out->items, cmp_keyed);
+}
+
+bool canon_close(const struct expr *a, const struct expr *b, uint64_t max_steps, double *ca, double *cb)
+{
+	struct pairset seen = { 0 };
+	struct shapes sh = { 0 };
+	exprvec st = { 0 }, tmp = { 0 };
+	keyedvec ox = { 0 }, oy = { 0 };
+	bool same = true, found = false;
+	uint64_t steps = 0;
+	VEC_PUSH(st, a);
+	VEC_PUSH(st, b);
+	while (st.len && same) {
+		const struct expr *y = st.items[--st.len], *x = st.items[--st.len];
+		if (x == y || !pairset_add(&seen, x, y))
+			continue;
+		same = ++steps <= max_steps && x->op == y->op && x->sort == y->sort;
+		if (!same)
+			break;
+		if (x->op == EOP_REAL) {
+			same = floats_adjacent(x->d, y->d);
+			if (same && !found) {
+				found = true;
+				*ca = x->d;
+				*cb = y->d;
+			}
+		} else if (commutes(x)) {
+			/* in id order, which a constant's node changes, and cut
+			 * into nodes by that order: flattened, paired by shape */
+			operands(&sh, x, &tmp, &ox);
+			operands(&sh, y, &tmp, &oy);
+			same = ox.len == oy.len;
+			for (size_t i = ox.len; same && i-- > 0;) {
+				same = ox.items[i].h == oy.items[i].h;
+				VEC_PUSH(st, ox.items[i].e);
+				VEC_PUSH(st, oy.items[i].e);
+			}
+		} else {
+			/* distinct leaves, or nodes that differ in more than arguments */
+			same = x->nargs && x->nargs == y->nargs && x->et == y->et && x->u == y->u &&
+			       x->space == y->space && x->off == y->off;
+			for (unsigned i = x->nargs; same && i-- > 0;) {
+				VEC_PUSH(st, x->args[i]);
+				VEC_PUSH(st, y->args[i]);
+			}
+		}
+	}
+	VEC_FREE(st);
+	VEC_FREE(tmp);
+	VEC_FREE(ox);
+	VEC_FREE(oy);
+	free(seen.v);
+	free(sh.v);
+	return same && found;
 }

@@ -26,6 +26,14 @@
  *    (x_i - mean)^2) are expanded, sum c_i p_i^2 + 2 q sum c_i p_i +
  *    (sum c_i) q^2: linear work where spreading q into every p_i + q
  *    is quadratic, and a two-pass variance meets the one-pass form.
+ * Where the canonicaliser is set to (canon_set_float: the location holds
+ * a float, half or bfloat16), every coefficient and constant it writes is
+ * first rounded to the nearest float.  Constants in programs are floats:
+ * one program's x / 11.3137083 (the float nearest sqrt(128)) and the
+ * other's x * 0.0883883461 (the float nearest 1/sqrt(128)) are then one
+ * form, where exactly they differ in the eighth digit, less than the
+ * rounding of either product.  A difference a rounding of one constant
+ * hides is no bug a tolerance would see; a real one is many ulps.
  * Nothing else is rewritten: x * (1/x), (a + b) * c and max(a + c, b + c)
  * stay as they are.  Where a coefficient cannot be computed exactly (the
  * exact arithmetic would overflow) or written exactly (no pair of doubles
@@ -60,6 +68,8 @@ struct canon;
  * are memoised for the canonicaliser's lifetime.  max_steps: the work
  * allowed over its lifetime (0: none). */
 struct canon *canon_new(struct ectx *cx, uint64_t max_steps);
+/* Coefficients and constants rounded to floats (see the top) from now. */
+void canon_set_float(struct canon *c, bool on);
 /* The canonical form of e, or NULL when the step limit is reached. */
 const struct expr *canon(struct canon *c, const struct expr *e);
 /* Steps spent so far; parts left as they were (a coefficient that could
@@ -69,9 +79,17 @@ uint64_t canon_kept(const struct canon *c);
 void canon_free(struct canon *c);                     /* NULL ok */
 
 /* Both of e[0], e[1] (in cx) replaced by their canonical forms, made by
- * one canonicaliser (so that common parts are shared).  False, with e
+ * one canonicaliser (so that common parts are shared), with constants
+ * rounded to floats when as_float.  False, with e
  * unchanged, when the step limit is reached: max_steps, or (max_steps
  * not 0) CANON_STEPS_PER_NODE per node and CANON_STEPS_BASE. */
-bool canon_pair(struct ectx *cx, const struct expr *e[2], uint64_t max_steps);
+bool canon_pair(struct ectx *cx, const struct expr *e[2], uint64_t max_steps, bool as_float);
+
+/* Canonical forms a and b (one context) the same but for real constants
+ * that are neighbouring floats (one float apart, of one sign, neither
+ * 0), at least one such pair: two roundings of one number, as
+ * 1.0f / sqrtf(96.0f) and (float)(1 / sqrt(96.0)) are.  *ca and *cb: the
+ * first such pair.  False also past max_steps pairs of nodes compared. */
+bool canon_close(const struct expr *a, const struct expr *b, uint64_t max_steps, double *ca, double *cb);
 
 #endif

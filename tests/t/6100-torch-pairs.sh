@@ -86,6 +86,13 @@ for dir in "$PAIRS"/*; do
 	test_expect_success "$(basename "$dir"): $(cat "$dir/expect")" "check_pair '$dir'"
 done
 
+test_expect_success 'scale-rounding: 1/sqrt(96) multiplied and sqrt(96) divided are one constant as floats' '
+	dcat scale-rounding.ver | jq -r "select(.t==\"location\") | .detail" | sed "s/, over values .*//" |
+		sort -u >actual &&
+	echo "equal but for a constant the two programs round to neighbouring floats: ref 0.102062076, opt 0.102062069" >expect &&
+	test_cmp expect actual
+'
+
 test_expect_success 'shape-mismatch: both shapes named, the finding reaches the report' '
 	jq -r "select(.t==\"finding\") | .message" keepdim-shape.jsonl >actual &&
 	echo "output 0 (${SQ}out0${SQ}) is f32[8] in ${SQ}ref${SQ} but f32[8,1] in ${SQ}opt${SQ}; the values are compared in row-major order" >expect &&

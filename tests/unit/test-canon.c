@@ -3,8 +3,10 @@
  * in other associations and orders, coefficients, distribution of
  * constants, products and quotients, max/min flattening and idempotence,
  * -inf and +inf, ite as max/min, what must not become equal, the step
- * limit, coefficients that cannot be written, history independence, and
- * a randomised check that the canonical form keeps the value.
+ * limit, coefficients that cannot be written, history independence,
+ * constants rounded to floats, forms equal but for neighbouring float
+ * constants (canon_close), and a randomised check that the canonical
+ * form keeps the value.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -308,10 +310,10 @@ int main(void)
 		ok(canon(k, s) == NULL && canon_steps(k) > 100, "past the step limit: no canonical form");
 		canon_free(k);
 		const struct expr *e[2] = { s, x };
-		ok(!canon_pair(cx, e, 100) && e[0] == s && e[1] == x, "canon_pair leaves both as they were");
+		ok(!canon_pair(cx, e, 100, false) && e[0] == s && e[1] == x, "canon_pair leaves both as they were");
 		e[0] = add(a, b);
 		e[1] = add(b, a);
-		ok(canon_pair(cx, e, 0) && e[0] == e[1], "canon_pair without a limit");
+		ok(canon_pair(cx, e, 0, false) && e[0] == e[1], "canon_pair without a limit");
 		/* a two-pass variance, sum (x_i - mean)^2 / n, is the one-pass
 		 * sum x_i^2 / n - mean^2: the squares sharing the mean are
 		 * expanded, so the mean's terms are not spread into every
@@ -332,7 +334,7 @@ int main(void)
 		 * times the time taken under AddressSanitizer: a form that
 		 * grows quadratically takes minutes */
 		clock_t t0 = clock();
-		bool made = canon_pair(cx, e, CANON_STEPS_DEFAULT);
+		bool made = canon_pair(cx, e, CANON_STEPS_DEFAULT, false);
 		double dt = (double)(clock() - t0) / CLOCKS_PER_SEC;
 		ok(made && e[0] == e[1] && dt < 20, "a 2000-term two-pass variance = the one-pass form, in %.2f s", dt);
 		/* a norm's statistics over 2^16 elements: the reference's
@@ -357,14 +359,14 @@ int main(void)
 			const struct expr *opt = sub(dv(strided(add, sqv, NB, 512), c(NB)), mul(m1, m1));
 			const struct expr *eb[2] = { ref, opt };
 			t0 = clock();
-			made = canon_pair(cx, eb, CANON_STEPS_DEFAULT);
+			made = canon_pair(cx, eb, CANON_STEPS_DEFAULT, false);
 			dt = (double)(clock() - t0) / CLOCKS_PER_SEC;
 			ok(made && eb[0] == eb[1] && dt < 20,
 			   "a 2^16-term two-pass variance = a strided one-pass one, in %.2f s", dt);
 			/* the kernel's divisor one short: not equal */
 			eb[0] = ref;
 			eb[1] = sub(dv(strided(add, sqv, NB, 512), c(NB - 1)), mul(m1, m1));
-			ok(canon_pair(cx, eb, CANON_STEPS_DEFAULT) && eb[0] != eb[1], "and with n - 1 for n: not equal");
+			ok(canon_pair(cx, eb, CANON_STEPS_DEFAULT, false) && eb[0] != eb[1], "and with n - 1 for n: not equal");
 			free(v);
 			free(sqv);
 		}
@@ -376,15 +378,15 @@ int main(void)
 		}
 		e[0] = add(dv(var, c(NV)), c(1e-5));
 		e[1] = add(one_pass, c(1e-5));
-		ok(canon_pair(cx, e, CANON_STEPS_DEFAULT) && e[0] == e[1], "(mean - x_i)^2 in another order: the same");
+		ok(canon_pair(cx, e, CANON_STEPS_DEFAULT, false) && e[0] == e[1], "(mean - x_i)^2 in another order: the same");
 		/* a variance without its 1/n, or one square short, is not */
 		e[0] = var;
 		e[1] = one_pass;
-		ok(canon_pair(cx, e, CANON_STEPS_DEFAULT) && e[0] != e[1], "a variance without 1/n: not equal");
+		ok(canon_pair(cx, e, CANON_STEPS_DEFAULT, false) && e[0] != e[1], "a variance without 1/n: not equal");
 		const struct expr *d0 = sub(in(100), mean);
 		e[0] = dv(sub(var, mul(d0, d0)), c(NV));
 		e[1] = one_pass;
-		ok(canon_pair(cx, e, CANON_STEPS_DEFAULT) && e[0] != e[1], "a variance missing one square: not equal");
+		ok(canon_pair(cx, e, CANON_STEPS_DEFAULT, false) && e[0] != e[1], "a variance missing one square: not equal");
 		/* deviations from a mean each of whose terms is spread into every
 		 * other sum (products of them, not squares): quadratic, so
 		 * canon_pair gives up early */
@@ -397,7 +399,7 @@ int main(void)
 		e[1] = one_pass;
 		const struct expr *v0 = e[0], *v1 = e[1];
 		t0 = clock();
-		made = canon_pair(cx, e, CANON_STEPS_DEFAULT);
+		made = canon_pair(cx, e, CANON_STEPS_DEFAULT, false);
 		dt = (double)(clock() - t0) / CLOCKS_PER_SEC;
 		ok(!made && e[0] == v0 && e[1] == v1 && dt < 20,
 		   "2000 products of deviations: canon_pair gives up in %.2f s", dt);
@@ -449,7 +451,7 @@ int main(void)
 		struct ax_norm *n1 = ax_norm_new(d1, AX_DEFAULT), *n2 = ax_norm_new(d2, AX_DEFAULT);
 		const struct expr *e1[2] = { ax_norm(n1, sp), ax_norm(n1, ip[1]) };
 		const struct expr *e2[2] = { ax_norm(n2, sq), ax_norm(n2, iq[1]) };
-		ok(canon_pair(d1, e1, 0) && canon_pair(d2, e2, 0), "both canonical");
+		ok(canon_pair(d1, e1, 0, false) && canon_pair(d2, e2, 0, false), "both canonical");
 		struct arena pa = ARENA_INIT;
 		is_str(e_print(&pa, e1[0], 4000), e_print(&pa, e2[0], 4000),
 		       "one expression built in two contexts with other histories: one canonical form");
@@ -460,6 +462,51 @@ int main(void)
 		ectx_free(d2);
 		ectx_free(p);
 		ectx_free(q);
+	}
+
+	{   /* constants rounded to floats: x / sqrt(128) and x * (1 / sqrt(128)),
+	     * each constant the float a program holds */
+		const struct expr *x = add(in(1), in(2));
+		const struct expr *e[2] = { mul(x, c(0.0883883461356163)), dv(x, c(11.313708305358887)) };
+		ok(canon_pair(cx, e, 0, false) && e[0] != e[1], "x * 0.0883883461 and x / 11.3137083: exactly, not equal");
+		e[0] = mul(x, c(0.0883883461356163));
+		e[1] = dv(x, c(11.313708305358887));
+		ok(canon_pair(cx, e, 0, true) && e[0] == e[1], "as floats, one form");
+		e[0] = mul(x, c(0.0883883461356163));
+		e[1] = dv(x, c(11.0));
+		ok(canon_pair(cx, e, 0, true) && e[0] != e[1], "as floats, x / 11 stays another form");
+		e[0] = add(mul(in(3), c(3.0)), c(1e-5));
+		e[1] = add(mul(in(3), c(3.0)), c((double)1e-5f));
+		ok(canon_pair(cx, e, 0, true) && e[0] == e[1], "as floats, an eps of 1e-5 as a double and as a float: one");
+	}
+
+	{   /* canon_close: neighbouring floats, in sums, products and a max
+	     * built in another order */
+		float c1 = 0.10206207633018494f, c2 = nextafterf(c1, 0), c3 = nextafterf(c2, 0);
+		const struct expr *v[4], *w[4], *u[4];
+		for (unsigned k = 0; k < 4; k++) {
+			v[k] = mul(add(in(k), in(k + 4)), c(c1));
+			w[k] = mul(add(in(k + 4), in(k)), c(c2));
+			u[k] = mul(add(in(k + 4), in(k)), c(c3));
+		}
+		const struct expr *a = f(EF_EXP, sub(v[0], mx(mx(v[0], v[1]), mx(v[2], v[3]))));
+		const struct expr *b = f(EF_EXP, sub(w[0], mx(mx(w[3], w[0]), mx(w[1], w[2]))));
+		const struct expr *d = f(EF_EXP, sub(u[0], mx(mx(u[3], u[0]), mx(u[1], u[2]))));
+		const struct expr *e[2] = { a, b };
+		double ca = 0, cb = 0;
+		ok(canon_pair(cx, e, 0, true) && e[0] != e[1], "two forms");
+		ok(canon_close(e[0], e[1], 1000, &ca, &cb) && ca == (double)c1 && cb == (double)c2,
+		   "one float apart, the max in another order: close, the constants named");
+		ok(!canon_close(e[0], e[1], 3, &ca, &cb), "past the step limit: not close");
+		e[0] = a;
+		e[1] = d;
+		ok(canon_pair(cx, e, 0, true) && !canon_close(e[0], e[1], 1000, &ca, &cb), "two floats apart: not close");
+		e[0] = a;
+		e[1] = f(EF_EXP, sub(w[1], mx(mx(w[3], w[0]), mx(w[1], w[2]))));
+		ok(canon_pair(cx, e, 0, true) && !canon_close(e[0], e[1], 1000, &ca, &cb),
+		   "another operand: not close");
+		e[0] = cn(a);
+		ok(!canon_close(e[0], e[0], 1000, &ca, &cb), "one form: equal, not close");
 	}
 
 	ectx_free(cx);
