@@ -17,6 +17,7 @@
  */
 #include "libcommon/axioms.h"
 #include "engine/canon.h"
+#include "engine/guard.h"
 #include "dcheck.h"
 
 #include <math.h>
@@ -164,6 +165,22 @@ static bool same_form(const struct expr *const x[2], enum etype et, struct arena
 	return true;
 }
 
+/* The normal forms e[0] (ref) and e[1] (opt), in lc, one where the
+ * reference's divisor is not 0, opt having a zero guard on it (guard.h),
+ * *why then saying so. */
+static bool equal_unguarded(struct ectx *lc, const struct expr *const e[2], enum etype et, struct arena *a,
+                            const char **why)
+{
+	const struct expr *g, *x[2] = { e[0], guard_unguarded(lc, e[0], e[1], &g) };
+	const char *close;
+	if (!x[1] || !canon_pair(lc, x, CANON_STEPS_DEFAULT, et != ET_F64) || !same_form(x, et, a, &close))
+		return false;
+	*why = arena_printf(a, "equal wherever the reference's divisor is not 0; where it is 0 the reference "
+	                    "divides by zero and the optimized program's guard (a test of it against 0) gives "
+	                    "another value%s%s", close ? "; " : "", close ? close : "");
+	return true;
+}
+
 /* e, resolved with the values both programs compute alike left as
  * unknowns (checker.ra, or checker.rb for a bridge), shown equal for
  * every value of them: then loc says so and the answer is true.  Only the normal form decides here (no
@@ -277,6 +294,11 @@ void check_location(struct checker *c, uint32_t output, uint64_t index, struct a
 	 * their association; what still differs goes on, smaller */
 	normal_form(c, e, et, &lc, &nz);
 	if (same_form(e, et, a, &loc->detail)) {
+		loc->result = LR_EQUAL;
+		loc->how = LH_STRUCTURAL;
+		goto out;
+	}
+	if (opq < 0 && equal_unguarded(lc, e, et, a, &loc->detail)) {
 		loc->result = LR_EQUAL;
 		loc->how = LH_STRUCTURAL;
 		goto out;

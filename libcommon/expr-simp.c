@@ -938,10 +938,26 @@ static const struct expr *sign_of_bits(struct ectx *cx, enum eop op, const struc
 	return both ? e_and(cx, t[0], t[1]) : e_or(cx, t[0], t[1]);
 }
 
+static bool is_const_leaf(const struct expr *e)
+{
+	return e->op == EOP_BOOL || is_bv(e) || is_real(e);
+}
+
+/* e an ite of two constants (a flag stored as 1 or 0 and read back). */
+static bool is_const_ite(const struct expr *e)
+{
+	return e->op == EOP_ITE && is_const_leaf(e->args[1]) && is_const_leaf(e->args[2]);
+}
+
 static const struct expr *mk_cmp(struct ectx *cx, enum eop op, const struct expr *a, const struct expr *b)
 {
 	if (a == b)
 		return e_bool(cx, op == EOP_EQ || op == EOP_ULE || op == EOP_SLE || op == EOP_FLE);
+	/* (c ? k1 : k2) against a constant k: c ? k1 op k : k2 op k, folded */
+	if (is_const_ite(a) && is_const_leaf(b))
+		return mk_ite(cx, a->args[0], mk_cmp(cx, op, a->args[1], b), mk_cmp(cx, op, a->args[2], b));
+	if (is_const_leaf(a) && is_const_ite(b))
+		return mk_ite(cx, b->args[0], mk_cmp(cx, op, a, b->args[1]), mk_cmp(cx, op, a, b->args[2]));
 	if (SORT_KIND(a->sort) == SK_REAL) {
 		if (is_real(a) && is_real(b)) {
 			double x = x_real(a), y = x_real(b);
@@ -1471,6 +1487,13 @@ static const struct expr *mk_fun(struct ectx *cx, enum efun f, unsigned n, const
 
 static const struct expr *mk_conv(struct ectx *cx, enum eop op, sort_t s, uint64_t aux, const struct expr *a)
 {
+	/* a conversion of an ite of two constants: the ite of the two
+	 * constants converted (a flag stored as 1 or 0 and read back) */
+	if (is_const_ite(a) && op != EOP_BOOL2BV) {
+		const struct expr *t = mk_conv(cx, op, s, aux, a->args[1]), *f = mk_conv(cx, op, s, aux, a->args[2]);
+		if (is_const_leaf(t) && is_const_leaf(f))
+			return mk_ite(cx, a->args[0], t, f);
+	}
 	switch (op) {
 	case EOP_S2R: case EOP_U2R:
 		if (is_bv(a)) {

@@ -93,6 +93,12 @@ test_expect_success 'scale-rounding: 1/sqrt(96) multiplied and sqrt(96) divided 
 	test_cmp expect actual
 '
 
+test_expect_success 'l1norm-guard: a divisor guarded against 0 is equal where the reference divides by a nonzero' '
+	dcat l1norm-guard.ver | jq -r "select(.t==\"location\") | [.how, .detail] | @tsv" | sort -u >actual &&
+	printf "structural\tequal wherever the reference${SQ}s divisor is not 0; where it is 0 the reference divides by zero and the optimized program${SQ}s guard (a test of it against 0) gives another value\n" >expect &&
+	test_cmp expect actual
+'
+
 test_expect_success 'shape-mismatch: both shapes named, the finding reaches the report' '
 	jq -r "select(.t==\"finding\") | .message" keepdim-shape.jsonl >actual &&
 	echo "output 0 (${SQ}out0${SQ}) is f32[8] in ${SQ}ref${SQ} but f32[8,1] in ${SQ}opt${SQ}; the values are compared in row-major order" >expect &&

@@ -320,6 +320,15 @@ static void test_reals(struct ectx *cx)
 	ok(t == e_fun(cx, EF_TANH, 1, &x) && t->op == EOP_FUN, "tanh(x) is a function node");
 	ok(e_op2(cx, EOP_FMAX, x, y) == e_op2(cx, EOP_FMAX, y, x), "fmax commutes");
 	ok(e_op1(cx, EOP_FABS, 0, 0, e_op1(cx, EOP_FNEG, 0, 0, x)) == e_op1(cx, EOP_FABS, 0, 0, x), "|-x| = |x|");
+	/* a flag stored as a byte and read back (torch.where on s == 0) */
+	const struct expr *c = e_op2(cx, EOP_EQ, x, zero);
+	const struct expr *flag = e_ite(cx, c, e_real(cx, 1), zero);
+	const struct expr *byte = e_op1(cx, EOP_R2U, SORT_BV(8), RM_RZ, flag);
+	ok(byte == e_ite(cx, c, e_bv(cx, 1, 8), e_bv(cx, 0, 8)), "r2u of an ite of constants: the ite of the converted");
+	ok(e_op1(cx, EOP_U2R, 0, 0, byte) == flag, "and u2r back: the flag");
+	ok(e_op2(cx, EOP_EQ, zero, flag) == e_not(cx, c), "0 == (c ? 1 : 0) is !c");
+	ok(e_op2(cx, EOP_EQ, flag, e_real(cx, 1)) == c, "(c ? 1 : 0) == 1 is c");
+	ok(e_op2(cx, EOP_FLT, e_real(cx, 2), flag) == e_bool(cx, false), "2 < (c ? 1 : 0) is false");
 }
 
 /* The tagged infinities of masked_fill(-inf): IEEE arithmetic where it
