@@ -13,7 +13,9 @@
  *   the launch's values it names (by order of first appearance, so
  *   aliasing is part of the key but value ids are not); per module symbol
  *   the same, and those of its bytes that are constants (reads of
- *   __constant__ memory are folded to them: mem.c).
+ *   __constant__ memory are folded to them: mem.c); per pointer to a
+ *   program input whose bytes the trace kept (not a float tensor), a hash
+ *   of those bytes (integer reads of it are folded to them: mem.c).
  *
  * An entry is a small stream file DIR/HASH.sym: a "cache" record with the
  * whole key (checked on a hit, so a hash collision is a miss) and the ids
@@ -164,8 +166,19 @@ static void make_key(const struct dx_cache *c, const struct obligation *o, uint3
 		kput(k, "arg %u %s %u", a, g->param ? g->param : "", g->size);
 		if (g->is_ptr) {
 			uint32_t si = slot(k, g->vin), so = slot(k, g->vout);
-			kput(k, " ptr %u %u %llu %llu %d\n", si, so, (unsigned long long)g->off,
+			kput(k, " ptr %u %u %llu %llu %d", si, so, (unsigned long long)g->off,
 			     (unsigned long long)o->values.items[g->vin].bytes, dx_value_from_host(o, g->vin));
+			/* an input's recorded bytes, which integer reads are folded to (mem.c) */
+			const struct obl_value *v = &o->values.items[g->vin];
+			const struct obl_input *in = v->def == VD_INPUT && v->input < o->inputs.len
+			                             ? &o->inputs.items[v->input] : NULL;
+			if (in && in->data && !etype_is_float(in->dtype)) {
+				uint64_t h[2];
+				hash_init(h);
+				hash2(in->data, in->ndata, h);
+				kput(k, " data %016llx%016llx", (unsigned long long)h[0], (unsigned long long)h[1]);
+			}
+			kput(k, "\n");
 			continue;
 		}
 		kput(k, " val ");

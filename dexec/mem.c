@@ -402,6 +402,8 @@ int dx_forward_soft(struct dx_launch *L, const struct ptx_instr *in, const struc
 
 static const struct expr *traced_const(struct dx_launch *L, const struct ptx_instr *in,
                                        const struct target *t, const struct expr *off, enum etype et);
+static const struct expr *traced_input(struct dx_launch *L, const struct ptx_instr *in,
+                                       const struct target *t, const struct expr *off, enum etype et);
 
 static const struct expr *read_value(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
                                      const struct target *t, const struct expr *off, enum etype et)
@@ -416,6 +418,11 @@ static const struct expr *read_value(struct dx_launch *L, struct dx_bundle *b, c
 	}
 	if (t->kind == T_BUF && !t->var && dx_gread_may_write(L, t->vin, &vout))
 		return dx_gread_load(L, b, in, t->dom, t->vin, vout, off, et, !t->data);
+	if (t->kind == T_BUF && !t->var) {
+		const struct expr *k = traced_input(L, in, t, off, et);
+		if (k)
+			return k;
+	}
 	if (t->kind == T_BUF) {
 		const struct expr *v, *miss = e_load(cx, t->vin, et, off);
 		if (dx_forward(L, in, b->dom, b->stores, t->vin, off, size, et, miss, &v) < 0)
@@ -594,6 +601,47 @@ static const struct expr *traced_const(struct dx_launch *L, const struct ptx_ins
 	if (!table_range(off, etype_size(et), t->bytes, &first, &step, &last))
 		return NULL;
 	return table_select(L, in, off, first, step, last, et, value_elem, &t->vin);
+}
+
+/* The integer element of type et at byte o of input value *vin, from the
+ * input's recorded bytes, or NULL when they do not hold it. */
+static const struct expr *input_elem(struct dx_launch *L, const struct ptx_instr *in, const void *vin,
+                                     uint64_t o, enum etype et)
+{
+	(void)in;
+	const struct obl_value *v = &L->o->values.items[*(const uint32_t *)vin];
+	const struct obl_input *ip = &L->o->inputs.items[v->input];
+	unsigned size = etype_size(et);
+	if (o < v->off || o - v->off + size > ip->ndata)
+		return NULL;
+	const unsigned char *p = (const unsigned char *)ip->data + (o - v->off);
+	uint64_t bits = 0;
+	for (unsigned i = 0; i < size; i++)
+		bits |= (uint64_t)p[i] << (8 * i);
+	return e_bv(L->cx, bits, 8 * size);
+}
+
+/* An integer read of a program input whose bytes the trace kept (labels,
+ * indices, shapes): the recorded constant, or for a thread-dependent off
+ * a select over the entries it can reach, as the resolver takes them
+ * (resolve.h: integer elements of inputs are shapes and indices).  NULL
+ * for a float read, an input without bytes or a random op's result (the
+ * read stays a load of the value). */
+static const struct expr *traced_input(struct dx_launch *L, const struct ptx_instr *in,
+                                       const struct target *t, const struct expr *off, enum etype et)
+{
+	const struct obl_value *v = &L->o->values.items[t->vin];
+	if (etype_is_float(et) || v->def != VD_INPUT || v->input >= L->o->inputs.len)
+		return NULL;
+	const struct obl_input *ip = &L->o->inputs.items[v->input];
+	if (!ip->data || obl_input_random(ip))
+		return NULL;
+	if (off->op == EOP_BV)
+		return input_elem(L, in, &t->vin, off->u, et);
+	uint64_t first, step, last;
+	if (!table_range(off, etype_size(et), t->bytes, &first, &step, &last))
+		return NULL;
+	return table_select(L, in, off, first, step, last, et, input_elem, &t->vin);
 }
 
 /* ---- parameters ----------------------------------------------------------- */

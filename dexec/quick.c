@@ -35,6 +35,10 @@
 #define BNB_BOXES    96u          /* boxes the branch and bound may split */
 #define SAMPLES      96u          /* pseudo-random points after the corners */
 #define NODES_MAX    4096u        /* larger conditions go to the solver */
+#define NODES_SMALL_GRID (1u << 15)  /* ... unless the grid has at most ENUM_MAX
+                                       threads (a select over a table of 4096
+                                       labels): then every point, at most
+                                       2^28 node evaluations */
 
 enum { NCOORD = DX_NCOORD };
 
@@ -218,7 +222,11 @@ int dx_quick_sat(struct dx_launch *L, const struct expr *cond, uint32_t tid[3], 
 {
 	if (cond->flags & (EXPR_F_DATA | EXPR_F_UNDEF))
 		return -1;
-	struct eprog *p = dx_qprog_new(cond);
+	uint64_t grid = 1;
+	for (unsigned d = 0; d < 3; d++)
+		grid *= (uint64_t)L->geom.ntid[d] * L->geom.nctaid[d];
+	struct eprog *p = grid <= ENUM_MAX ? eprog_new(cond, coord_slot, NULL, NODES_SMALL_GRID)
+	                                   : dx_qprog_new(cond);
 	if (!p) {
 		const struct expr *fixed = fix_free(L->cx, cond);
 		if (fixed && fixed != cond)
