@@ -84,6 +84,10 @@ static void form_const(struct form *f, i128 k)
 static bool mul_small(i128 k, i128 x, i128 *out)
 {
 	i128 ak = k < 0 ? -k : k, ax = x < 0 ? -x : x;
+	if (ak < ((i128)1 << 50) && ax < ((i128)1 << 50)) {   /* the product is under BIG: no division */
+		*out = k * x;
+		return true;
+	}
 	if (ak && ax && (big(k) || big(x) || ax > BIG / ak))
 		return false;
 	*out = k * x;
@@ -1204,6 +1208,32 @@ static int propagate(rows_t *rows, int nv)
 	return 0;
 }
 
+/* Rows by coefficients, then by bound (the tightest first). */
+static int cmp_row(const void *pa, const void *pb)
+{
+	const struct row *a = pa, *b = pb;
+	for (int i = 0; i < NV; i++)
+		if (a->a[i] != b->a[i])
+			return a->a[i] < b->a[i] ? -1 : 1;
+	return a->b < b->b ? -1 : a->b > b->b;
+}
+
+/* Of rows with the same coefficients only the tightest is kept: a.x <= b
+ * implies a.x <= b' for every b' >= b.  A loop's bound tested at every
+ * iteration (t <= col, t + 16 <= col, ...) leaves one row, not one per
+ * iteration, each of which elimination would combine with every other. */
+static void dedupe(rows_t *rows)
+{
+	if (rows->len < 2)
+		return;
+	qsort(rows->items, rows->len, sizeof *rows->items, cmp_row);
+	size_t k = 1;
+	for (size_t i = 1; i < rows->len; i++)
+		if (memcmp(rows->items[i].a, rows->items[k - 1].a, sizeof rows->items[i].a) != 0)
+			rows->items[k++] = rows->items[i];
+	rows->len = k;
+}
+
 static int eliminate(rows_t *rows, int nv, int keep)
 {
 	bool done[NV] = { false };
@@ -1225,6 +1255,7 @@ static int eliminate(rows_t *rows, int nv, int keep)
 				rows->items[k++] = rows->items[i];
 		}
 		rows->len = k;
+		dedupe(rows);
 		/* the variable with the fewest combinations */
 		int best = -1;
 		size_t bcost = SIZE_MAX;
