@@ -14,8 +14,8 @@
  *   aliasing is part of the key but value ids are not); per module symbol
  *   the same, and those of its bytes that are constants (reads of
  *   __constant__ memory are folded to them: mem.c); per pointer to a
- *   program input whose bytes the trace kept (not a float tensor), a hash
- *   of those bytes (integer reads of it are folded to them: mem.c).
+ *   program input of an integer element type whose bytes the trace kept,
+ *   a hash of those bytes (integer reads of it are folded to them: mem.c).
  *
  * An entry is a small stream file DIR/HASH.sym: a "cache" record with the
  * whole key (checked on a hit, so a hash collision is a miss) and the ids
@@ -172,7 +172,7 @@ static void make_key(const struct dx_cache *c, const struct obligation *o, uint3
 			const struct obl_value *v = &o->values.items[g->vin];
 			const struct obl_input *in = v->def == VD_INPUT && v->input < o->inputs.len
 			                             ? &o->inputs.items[v->input] : NULL;
-			if (in && in->data && !etype_is_float(in->dtype)) {
+			if (in && in->data && in->dtype != ET_NONE && !etype_is_float(in->dtype)) {
 				uint64_t h[2];
 				hash_init(h);
 				hash2(in->data, in->ndata, h);

@@ -621,12 +621,14 @@ static const struct expr *input_elem(struct dx_launch *L, const struct ptx_instr
 	return e_bv(L->cx, bits, 8 * size);
 }
 
-/* An integer read of a program input whose bytes the trace kept (labels,
- * indices, shapes): the recorded constant, or for a thread-dependent off
- * a select over the entries it can reach, as the resolver takes them
- * (resolve.h: integer elements of inputs are shapes and indices).  NULL
- * for a float read, an input without bytes or a random op's result (the
- * read stays a load of the value). */
+/* An integer read of a program input of an integer element type whose
+ * bytes the trace kept (labels, indices): the recorded constant, or for
+ * a thread-dependent off a select over the entries it can reach, as the
+ * resolver takes them (resolve.h: integer elements of inputs are shapes
+ * and indices).  NULL for a float read, an input without bytes or a
+ * random op's result, and an input whose element type the trace does not
+ * name (a CUDA program's buffer: a float one read as bits is the common
+ * case, the float bit idioms' business): the read stays a load. */
 static const struct expr *traced_input(struct dx_launch *L, const struct ptx_instr *in,
                                        const struct target *t, const struct expr *off, enum etype et)
 {
@@ -634,7 +636,7 @@ static const struct expr *traced_input(struct dx_launch *L, const struct ptx_ins
 	if (etype_is_float(et) || v->def != VD_INPUT || v->input >= L->o->inputs.len)
 		return NULL;
 	const struct obl_input *ip = &L->o->inputs.items[v->input];
-	if (!ip->data || obl_input_random(ip))
+	if (!ip->data || obl_input_random(ip) || ip->dtype == ET_NONE || etype_is_float(ip->dtype))
 		return NULL;
 	if (off->op == EOP_BV)
 		return input_elem(L, in, &t->vin, off->u, et);

@@ -9,7 +9,10 @@
 # column (eps a float argument) against x / sqrt(mean(x^2) + eps); a layer
 # norm with a one-pass variance (shared rows, then __shfl_down_sync)
 # against F.layer_norm's two-pass one; a product of lower triangular
-# matrices (get_inputs() makes them so) that skips the zero terms; each
+# matrices (get_inputs() makes them so) that skips the zero terms; the
+# negative log-likelihood pick x[i, label[i]] with int64 labels (dexec
+# reads the recorded labels as constants: the address is no address on
+# data); each
 # with a buggy twin (a wrong tile count, a sum tree over half the row, a
 # wrong divisor, a tile count rounded down, a missing 1/N, the diagonal
 # term dropped).  The reductions are computed in other
@@ -129,6 +132,11 @@ test_expect_success 'row sums whose host code rounds the tile count down: a conf
 	check_pair const-dims-bug
 '
 test_expect_success 'mean of per-block partials / N, atomicAdd = torch.mean, by structure' 'check_pair mean-atomic'
+test_expect_success 'x[i * C + label[i]] with the labels an int64 input = torch.gather, by structure' '
+	check_pair label-pick &&
+	dcat label-pick.sym | jq -s -e "map(select(.t == \"unsupported\")) | length == 0"
+'
+test_expect_success 'x[label[i] * N + i]: the wrong element, a confirmed witness' 'check_pair label-pick-bug'
 test_expect_success 'mean with partials divided by the thread count: a confirmed witness' 'check_pair mean-atomic-bug'
 test_expect_success 'RMS norm by a shared tree per column, float eps = torch (1e-5 in f32), by structure' '
 	check_pair rmsnorm-tree
