@@ -6,6 +6,7 @@
  * float32 numbers so that dreplay replays the very same point.
  */
 #include "dcheck.h"
+#include "libcommon/u64set.h"
 
 #include <math.h>
 #include <string.h>
@@ -14,40 +15,17 @@
 
 /* ---- input leaves ------------------------------------------------------------ */
 
-struct seen { const struct expr **tab; size_t cap, len; };
-
-static bool seen_add(struct seen *s, const struct expr *e)
-{
-	if (2 * (s->len + 1) > s->cap) {
-		struct seen n = { xcalloc(s->cap ? 2 * s->cap : 256, sizeof *n.tab), s->cap ? 2 * s->cap : 256, 0 };
-		for (size_t i = 0; i < s->cap; i++)
-			if (s->tab[i])
-				seen_add(&n, s->tab[i]);
-		free(s->tab);
-		*s = n;
-	}
-	size_t k = (e->id * 0x9e3779b1u) & (s->cap - 1);
-	while (s->tab[k]) {
-		if (s->tab[k] == e)
-			return false;
-		k = (k + 1) & (s->cap - 1);
-	}
-	s->tab[k] = e;
-	s->len++;
-	return true;
-}
-
 const struct expr **input_leaves(const struct expr *a, const struct expr *b,
                                  struct arena *ar, uint32_t *n)
 {
-	struct seen s = { 0 };
+	struct u64set s = { 0 };        /* nodes visited, by address */
 	VEC(const struct expr *) stack = { 0 };
 	VEC(const struct expr *) leaves = { 0 };
 	VEC_PUSH(stack, a);
 	VEC_PUSH(stack, b);
 	while (stack.len) {
 		const struct expr *e = stack.items[--stack.len];
-		if (!e_has_data(e) || !seen_add(&s, e))
+		if (!e_has_data(e) || !u64set_add(&s, (uint64_t)(uintptr_t)e))
 			continue;
 		if (e->op == EOP_INPUT)
 			VEC_PUSH(leaves, e);
@@ -58,7 +36,7 @@ const struct expr **input_leaves(const struct expr *a, const struct expr *b,
 	if (leaves.len)
 		memcpy(out, leaves.items, leaves.len * sizeof *out);
 	*n = (uint32_t)leaves.len;
-	free(s.tab);
+	u64set_free(&s);
 	VEC_FREE(stack);
 	VEC_FREE(leaves);
 	return out;

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "libcommon/arena.h"
+#include "libcommon/u64set.h"
 
 typedef __int128 i128;
 
@@ -1296,34 +1297,6 @@ static bool floats_adjacent(double a, double b)
 	return ia - ib + 1u <= 2u;
 }
 
-/* A set of pairs of nodes (by id; one context), open addressing. */
-struct pairset { uint64_t *v; size_t cap, len; };
-
-static bool pairset_put(struct pairset *s, uint64_t k)
-{
-	size_t i = (size_t)((k * 0x9e3779b97f4a7c15ull) >> 24) & (s->cap - 1);
-	for (; s->v[i]; i = (i + 1) & (s->cap - 1))
-		if (s->v[i] == k)
-			return false;
-	s->v[i] = k;
-	s->len++;
-	return true;
-}
-
-/* Adds (a, b); false when it was there. */
-static bool pairset_add(struct pairset *s, const struct expr *a, const struct expr *b)
-{
-	if (2 * (s->len + 1) > s->cap) {
-		struct pairset n = { xcalloc(s->cap ? 2 * s->cap : 256, sizeof *n.v), s->cap ? 2 * s->cap : 256, 0 };
-		for (size_t i = 0; i < s->cap; i++)
-			if (s->v[i])
-				pairset_put(&n, s->v[i]);
-		free(s->v);
-		*s = n;
-	}
-	return pairset_put(s, ((uint64_t)a->id << 32 | b->id) + 1);
-}
-
 /* Hashes of nodes' shapes: the node with every real constant taken as
  * the same, and a sum, product, max or min as the multiset of its
  * operands (nested nodes of the same op flattened: however they were cut
@@ -1459,7 +1432,7 @@ static void operands(struct shapes *m, const struct expr *x, exprvec *tmp, keyed
 
 bool canon_close(const struct expr *a, const struct expr *b, uint64_t max_steps, double *ca, double *cb)
 {
-	struct pairset seen = { 0 };
+	struct u64set seen = { 0 };     /* pairs of nodes compared: (x id, y id) + 1 */
 	struct shapes sh = { 0 };
 	exprvec st = { 0 }, tmp = { 0 };
 	keyedvec ox = { 0 }, oy = { 0 };
@@ -1469,7 +1442,7 @@ bool canon_close(const struct expr *a, const struct expr *b, uint64_t max_steps,
 	VEC_PUSH(st, b);
 	while (st.len && same) {
 		const struct expr *y = st.items[--st.len], *x = st.items[--st.len];
-		if (x == y || !pairset_add(&seen, x, y))
+		if (x == y || !u64set_add(&seen, ((uint64_t)x->id << 32 | y->id) + 1))
 			continue;
 		same = ++steps <= max_steps && x->op == y->op && x->sort == y->sort;
 		if (!same)
@@ -1506,7 +1479,7 @@ bool canon_close(const struct expr *a, const struct expr *b, uint64_t max_steps,
 	VEC_FREE(tmp);
 	VEC_FREE(ox);
 	VEC_FREE(oy);
-	free(seen.v);
+	u64set_free(&seen);
 	free(sh.v);
 	return same && found;
 }
