@@ -11,7 +11,9 @@
  * in_start[j] where operand j starts along it (any number of operands up
  * to OP_MAX_OPERANDS, found by bisection); stack: i[0] the new dim;
  * split: i[0] dim, i[1] split size, result r the chunk from r * i[1];
- * flip: v[0][d] 1 where dimension d is reversed; constant_pad_nd (F.pad's
+ * flip: v[0][d] 1 where dimension d is reversed; roll: v[0][d] the
+ * shift of dimension d in [0, size), or with no dims i[0] 1 and i[1] the
+ * shift of the flattened elements; constant_pad_nd (F.pad's
  * constant mode): v[0][d] the padding before dimension d (negative: a
  * cut), s[0] the value of the padding.
  *
@@ -30,7 +32,7 @@
 #include <string.h>
 
 enum { V_SAME, V_PERMUTE, V_TRANSPOSE, V_T, V_EXPAND, V_SLICE, V_SELECT, V_COPY, V_REPEAT, V_CAT, V_STACK, V_SPLIT,
-       V_FLIP, V_PAD, V_INDEX, V_INDEX_SELECT };
+       V_FLIP, V_ROLL, V_PAD, V_INDEX, V_INDEX_SELECT };
 
 #define VW(n, k) { "aten::" n, view_bind, view_elem, k, true }
 const struct op_def view_defs[] = {
@@ -45,6 +47,7 @@ const struct op_def view_defs[] = {
 	VW("select.int", V_SELECT), VW("copy", V_COPY), VW("repeat", V_REPEAT), VW("cat", V_CAT),
 	VW("concat", V_CAT), VW("stack", V_STACK), VW("split.Tensor", V_SPLIT),
 	VW("unsafe_split.Tensor", V_SPLIT), VW("flip", V_FLIP),
+	VW("roll", V_ROLL),
 	{ "aten::constant_pad_nd", view_bind, view_elem, V_PAD, false },  /* adds elements */
 	{ "aten::index.Tensor", view_bind, view_elem, V_INDEX, false },    /* gathers */
 	{ "aten::index_select", view_bind, view_elem, V_INDEX_SELECT, false },
@@ -261,6 +264,46 @@ static bool split_bind(struct bind *b, const struct op_shape *x)
 	return true;
 }
 
+/* x mod n in [0, n), n > 0. */
+static int64_t mod_pos(int64_t x, int64_t n)
+{
+	int64_t m = x % n;
+	return m < 0 ? m + n : m;
+}
+
+/* roll(shifts, dims): element i of a rolled dim moves to i + shift,
+ * wrapping around; shifts of one dim named twice add up, as torch rolls
+ * once per pair.  With no dims, the elements are rolled in row-major
+ * order and the shape kept. */
+static bool roll_bind(struct bind *b, const struct op_shape *x)
+{
+	struct op_attrs *at = &b->in->at;
+	int64_t sh[OP_MAX_DIMS], dm[OP_MAX_DIMS];
+	unsigned ns = b_ints(b, "shifts", sh, OP_MAX_DIMS);
+	unsigned nd = b_ints(b, "dims", dm, OP_MAX_DIMS);
+	for (unsigned i = 0; i < x->ndim; i++)
+		at->v[0][i] = 0;
+	at->i[0] = nd == 0;
+	at->i[1] = 0;
+	if (nd == 0) {
+		if (ns != 1)
+			return bind_fail(b, "%u shifts without dims", ns);
+		int64_t n = (int64_t)op_shape_numel(x);
+		at->i[1] = n ? mod_pos(sh[0], n) : 0;
+		return true;
+	}
+	if (ns != nd)
+		return bind_fail(b, "%u shifts for %u dims", ns, nd);
+	for (unsigned i = 0; i < nd; i++) {
+		int d = dim_wrap(dm[i], x->ndim);
+		if (d < 0)
+			return bind_fail(b, "bad dims");
+		if (x->dim[d])
+			at->v[0][d] = mod_pos(at->v[0][d] + mod_pos(sh[i], x->dim[d]), x->dim[d]);
+	}
+	return true;
+}
+
 /* constant_pad_nd(pad, value): pad holds (before, after) pairs from the
  * last dimension backwards; a negative amount cuts. */
 static bool pad_bind(struct bind *b, const struct op_shape *x, struct op_shape *r)
@@ -402,6 +445,10 @@ bool view_bind(struct bind *b, int kind)
 			at->v[0][d] = 1;
 		}
 		break;
+	case V_ROLL:
+		if (!roll_bind(b, x))
+			return false;
+		break;
 	case V_EXPAND:
 		n = b_ints(b, "size", v, OP_MAX_DIMS);
 		if (!n && b_opnd(b, "other") >= 0) {
@@ -505,6 +552,14 @@ V view_elem(struct alg *A, unsigned r, const int64_t *idx)
 	case V_FLIP:
 		for (unsigned i = 0; i < x->ndim; i++)
 			xi[i] = at->v[0][i] ? x->dim[i] - 1 - idx[i] : idx[i];
+		return a_in(A, k, ix_ravel(xi, x));
+	case V_ROLL:
+		if (at->i[0]) {
+			int64_t n = (int64_t)op_shape_numel(x);
+			return a_in(A, k, (uint64_t)mod_pos((int64_t)ix_ravel(idx, x) - at->i[1], n));
+		}
+		for (unsigned i = 0; i < x->ndim; i++)
+			xi[i] = at->v[0][i] ? mod_pos(idx[i] - at->v[0][i], x->dim[i]) : idx[i];
 		return a_in(A, k, ix_ravel(xi, x));
 	case V_PAD:
 		for (unsigned i = 0; i < x->ndim; i++) {
