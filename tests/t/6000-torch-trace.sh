@@ -303,6 +303,78 @@ test_expect_success 'scaled_dot_product_attention under torch 1.13: traced by it
 	fi
 '
 
+test_expect_success 'int32 index tensors: traced under every torch, recorded as int32' '
+	cat >idx32.py <<-\EOF &&
+	import torch
+	import torch.nn as nn
+	class Model(nn.Module):
+	    def __init__(self):
+	        super().__init__()
+	        self.register_buffer("idx", torch.tensor([3, 0, 2, 2], dtype=torch.int32))
+	    def forward(self, x):
+	        y = x[self.idx]
+	        z = torch.zeros(5, 3)
+	        z[self.idx] = y
+	        return z
+	def get_inputs():
+	    return [torch.randn(4, 3)]
+	def get_init_inputs():
+	    return []
+	EOF
+	PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" -m dirigo_trace idx32.py --out idx32.trace &&
+	dcat idx32.trace >idx32.json &&
+	recs idx32 "select(.t==\"op\") | .op" | grep "index" >actual &&
+	printf "\"aten::index.Tensor\"\n\"aten::index_put_\"\n" >expect &&
+	test_cmp expect actual &&
+	recs idx32 "select(.t==\"tensor\") | .dtype" | grep -c s32 >n &&
+	test "$(cat n)" -ge 1
+'
+
+test_expect_success 'int32 index tensors: a gather by them gets a verdict' '
+	cat >gather32.py <<-\EOF &&
+	import torch
+	import torch.nn as nn
+	class Model(nn.Module):
+	    def __init__(self):
+	        super().__init__()
+	        self.register_buffer("idx", torch.tensor([3, 0, 2, 2], dtype=torch.int32))
+	    def forward(self, x):
+	        return x[self.idx] * 2
+	def get_inputs():
+	    return [torch.randn(4, 3)]
+	def get_init_inputs():
+	    return []
+	EOF
+	PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" -m dirigo_trace gather32.py --out g.trace &&
+	dmerge g.trace g.trace | dexec | dcheck >g.out &&
+	dcat g.out | jq -c "select(.t==\"verdict\") | [.result, .locations, .equal]" >actual &&
+	echo "[\"checked-correct\",12,12]" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'int32 index tensors: widened only for index ops under torch 1.x' '
+	cat >li.py <<-\EOF &&
+	import torch
+	from dirigo_trace import torchver as v
+	def f(x, indices):
+	    return [t if t is None else t.dtype for t in indices]
+	i = torch.tensor([1], dtype=torch.int32)
+	for ver in ("1.13.1", "2.15.0"):
+	    for name in ("aten::index.Tensor", "aten::add.Tensor"):
+	        print(ver, name, v.long_indices(f, name, ver)(None, [i]))
+	print(v.long_indices(f, "aten::index_put_", "1.13.1")(None, indices=(i, None)))
+	EOF
+	PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" li.py >actual &&
+	cat >expect <<-\EOF &&
+	1.13.1 aten::index.Tensor [torch.int64]
+	1.13.1 aten::add.Tensor [torch.int32]
+	2.15.0 aten::index.Tensor [torch.int32]
+	2.15.0 aten::add.Tensor [torch.int32]
+	[torch.int64, None]
+	EOF
+	test_cmp expect actual
+'
+
 test_expect_success 'a file without Model: trouble, exit 2' '
 	echo "x = 1" >bad.py &&
 	test_status 2 env PYTHONPATH="$ROOT/dtrace-cuda/python" "$PY" -m dirigo_trace bad.py --out bad.trace 2>err &&

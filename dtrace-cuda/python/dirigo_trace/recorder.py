@@ -70,6 +70,17 @@ HIDDEN_WRITES = {
     "miopen_batch_norm": ("running_mean", "running_var"),
 }
 
+# Conversions, which _index_table looks at.
+CONVERT_OPS = {"_to_copy", "to"}
+# In-place ops that change only a tensor's geometry (sizes, strides),
+# never an element, although their schema marks self as written
+# (Tensor(a!)): adaptive_avg_pool1d restrides its result with as_strided_.
+# Their result is a view, on the version of the storage that is there.
+METADATA_WRITES = {
+    "as_strided_", "t_", "transpose_", "squeeze_", "unsqueeze_", "swapdims_",
+    "swapaxes_", "detach_",
+}
+
 
 class Unsupported(Exception):
     """The program does something dirigo cannot model; op names the aten op."""
@@ -92,7 +103,8 @@ class OpInfo:
 
     name, base: "aten::add.Tensor" and "add"; args: the schema arguments;
     types: str() of each one's type; writes: whether each is written in
-    place (Tensor(a!)); hidden: names written although the schema does
+    place (Tensor(a!), but not by METADATA_WRITES); hidden: names
+    written although the schema does
     not say so, in training (HIDDEN_WRITES); returns: the schema returns;
     view: a result aliases an argument without writing it; tensor_returns:
     every return is a tensor."""
@@ -106,11 +118,12 @@ class OpInfo:
         self.base = schema.name.split("::")[-1]
         self.args = list(schema.arguments)
         self.types = [str(a.type) for a in self.args]
-        self.writes = [a.alias_info is not None and a.alias_info.is_write for a in self.args]
+        self.writes = [a.alias_info is not None and a.alias_info.is_write and
+                       self.base not in METADATA_WRITES for a in self.args]
         self.any_writes = any(self.writes)
         self.hidden = HIDDEN_WRITES.get(self.base, ())
         self.returns = list(schema.returns)
-        self.view = any(
+        self.view = self.base in METADATA_WRITES or any(
             r.alias_info is not None and not r.alias_info.is_write for r in self.returns)
         self.tensor_returns = all("Tensor" in str(r.type) for r in self.returns)
 
@@ -217,6 +230,7 @@ class Recorder(TorchDispatchMode):
         self.seq = 0
         self.busy = False
         self.consts = set()     # (storage id, version) of values that are constants
+        self.buffers = {}       # (storage id, version) of a float buffer as made -> its name
         self.gen = None         # while generating inputs: the number of draws so far
 
     # ---- tensors ---------------------------------------------------------
@@ -319,6 +333,8 @@ class Recorder(TorchDispatchMode):
         tid = self.tensor_id(t, fresh=not self.known(t))
         if role == "constant":
             self.consts.add(self._version(t))
+        elif role == "buffer":
+            self.buffers[self._version(t)] = name
         rec = {"t": "tinput", "tensor": tid, "role": role, "name": name}
         if own is not None:
             rec["own"] = own
@@ -341,10 +357,30 @@ class Recorder(TorchDispatchMode):
         finally:
             self.gen = None
 
-    def _draw(self, func, args, kwargs):
+    def _index_table(self, named):
+        """For a conversion to an integer type (named: its arguments) of a
+        float buffer as the model made it, the name of the constant it
+        makes, else None.  A model that stores an index table as floats
+        and converts it where it indexes (SwinV2's relative_position_index,
+        .float() when registered, .int() in forward) indexes by the table
+        it holds, as one with an integer buffer does: the conversion is a
+        constant of the trace, as an integer buffer is (harness.py); the
+        float buffer itself stays an input everywhere else."""
+        vals = {a.name: v for a, v in named}
+        t, dt = vals.get("self"), vals.get("dtype")
+        if not isinstance(t, torch.Tensor) or not t.is_floating_point() or \
+                not isinstance(dt, torch.dtype) or dt.is_floating_point or \
+                dt.is_complex or dt == torch.bool:
+            return None
+        entry = self.storages.get(storage_ptr(t))
+        name = self.buffers.get(tuple(entry)) if entry is not None else None
+        return None if name is None else "%s:%s" % (name, dtype_name(dt))
+
+    def _draw(self, func, args, kwargs, role="input", name=None):
         """A random draw while generating inputs: computed (also when
         tracing by shape, since its bytes may go with it) and declared an
-        input."""
+        input; or (role "constant", name) a conversion _index_table names,
+        computed and declared a constant."""
         self.busy = True
         if self.link is not None:
             self.link.suppress(1)
@@ -357,8 +393,11 @@ class Recorder(TorchDispatchMode):
             # a new storage, even where the allocator hands out the address
             # of a tensor freed before (the draw a torch.tril consumed)
             self.tensor_id(result, fresh=True)
-            self.add_input(result, "input", "gen%d" % self.gen)
-            self.gen += 1
+            if name is None:
+                self.add_input(result, role, "gen%d" % self.gen)
+                self.gen += 1
+            else:
+                self.add_input(result, role, name)
         finally:
             self.busy = False
         return result
@@ -479,6 +518,11 @@ class Recorder(TorchDispatchMode):
         random = self._check_supported(info, named)
         if random and self.gen is not None and info.base in DRAW_OPS:
             return self._draw(func, args, kwargs)
+        if info.base in CONVERT_OPS:
+            table = self._index_table(named)
+            if table is not None:
+                return self._draw(func, args, kwargs, "constant", table)
+        call = torchver.long_indices(func, info.name)
         self.busy = True
         link = self.link
         if link is not None:
@@ -487,9 +531,9 @@ class Recorder(TorchDispatchMode):
             if info.base == "equal" and self._same_value(named):
                 result = True        # a tensor equals itself, computed or not
             elif self.shapes is not None:
-                result = self.shapes.run(func, info, named, args, kwargs)
+                result = self.shapes.run(call, info, named, args, kwargs)
             else:
-                result = func(*args, **kwargs)
+                result = call(*args, **kwargs)
         finally:
             self.busy = False
             if link is not None:

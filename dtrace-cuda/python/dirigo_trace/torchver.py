@@ -12,7 +12,8 @@ warning: its trace may be wrong where the dispatch API changed.
 
 Under a torch older than 2.0, backport() adds the torch 2 functions that
 programs call and 1.13 lacks, each written by its documented definition
-in ops 1.13 has (dtrace-cuda(1), section TORCH VERSIONS).
+in ops 1.13 has (dtrace-cuda(1), section TORCH VERSIONS), and
+long_indices() lets index ops take the int32 index tensors torch 2 takes.
 """
 import math
 import re
@@ -86,3 +87,42 @@ def backport():
     import torch.nn.functional as F
     if not hasattr(F, "scaled_dot_product_attention"):
         F.scaled_dot_product_attention = _scaled_dot_product_attention
+
+
+# Ops whose indices argument (the second) is a list of index tensors.
+INDEX_OPS = frozenset(("aten::index.Tensor", "aten::index.Tensor_out", "aten::index_put",
+                       "aten::index_put_", "aten::_index_put_impl", "aten::_index_put_impl_"))
+
+
+def _older(version):
+    v = parse(version)
+    return v is not None and v < (2, 0)
+
+
+def _widen(indices):
+    import torch
+    return type(indices)(t.long() if isinstance(t, torch.Tensor) and t.dtype == torch.int32
+                         else t for t in indices)
+
+
+def long_indices(func, name, version=None):
+    """The callable to run an op with: func itself, except under a torch
+    older than 2.0 for the ops of INDEX_OPS, whose int32 index tensors
+    torch 2 takes and 1.13 refuses ("tensors used as indices must be
+    long"): then func with those tensors widened to int64 first, which
+    selects the same elements.  The trace records the call as made."""
+    if name not in INDEX_OPS:
+        return func
+    if version is None:
+        import torch
+        version = torch.__version__
+    if not _older(version):
+        return func
+
+    def call(*args, **kwargs):
+        if len(args) > 1 and isinstance(args[1], (list, tuple)):
+            args = (args[0], _widen(args[1])) + tuple(args[2:])
+        elif isinstance(kwargs.get("indices"), (list, tuple)):
+            kwargs = dict(kwargs, indices=_widen(kwargs["indices"]))
+        return func(*args, **kwargs)
+    return call
