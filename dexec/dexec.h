@@ -83,9 +83,14 @@ struct dx_store {
 };
 
 /* A branch on data whose arms a bundle is running (merge.c): immutable,
- * shared by the bundles split inside an arm. */
+ * shared by the bundles split inside an arm.  Or a branch on tid/ctaid
+ * whose arms are straight code (tdom set): the bundle runs each arm with
+ * its domain cut to the arm's threads, and gets tdom back at the join. */
 struct dx_arm {
 	const struct dx_arm *up;     /* the enclosing data branch, or NULL */
+	const struct expr *tdom;     /* a branch on threads: the domain at the branch */
+	const struct expr **regs0;   /* a branch on threads: the registers at the branch */
+	unsigned pc;                 /* a branch on threads: the branch */
 	unsigned join;               /* where the arms rejoin */
 	unsigned other;              /* the taken arm's first instruction */
 	const struct expr *cond;     /* the branch condition (taken) */
@@ -186,6 +191,8 @@ struct dx_launch {
 	struct dx_race_seen *rseen;  /* epochs whose race check found nothing (race.c) */
 	VEC(struct dx_bundle *) waiting;   /* bundles stopped at a barrier or warp op */
 	VEC(const struct expr *) exited;   /* domains of the bundles that ended after a barrier */
+	VEC(const struct expr *) exited_ok;/* per exited: waiting threads shown never to share a
+	                                      block with it (shared.c), or NULL */
 
 	/* atomics (atomic.c) */
 	const unsigned char *aused;  /* per instruction: an atom whose result is read */
@@ -350,6 +357,34 @@ void dx_global_access(struct dx_launch *L, struct dx_bundle *b, const struct ptx
  * them where they rejoin.  -1 after dx_unsupported when they cannot be
  * merged: a loop exit ("loop exit depends on data"), or a barrier, warp
  * operation, atomic or exit before the join ("data-dependent branch"). */
+/* A branch on tid/ctaid (g over threads only) whose arms rejoin through
+ * straight code, with no store, barrier, warp operation, atomic, exit or
+ * branch of their own on the way: the bundle runs the arms in turn, each
+ * with its domain cut to the threads that take it, and merges the
+ * registers at the join, instead of splitting in two for the rest of the
+ * kernel.  1 when it does, 0 when the branch is not such a one. */
+int dx_merge_thread_branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+                           const struct expr *g);
+/* ---- fold.c ------------------------------------------------------------ */
+
+/* e with the thread-index arithmetic the launch geometry decides folded
+ * (signed division and rounding of nonnegative indices, masks of values
+ * below the mask, comparisons the bounds decide): the same value for
+ * every thread of the launch.  Bounded: past its node budget the rest of
+ * e is kept as it is. */
+const struct expr *dx_fold(struct dx_launch *L, const struct expr *e);
+/* dom and c, where a conjunct of dom that c implies is dropped, or dom
+ * itself when a conjunct implies c (comparisons of one left side against
+ * right sides a constant apart: a loop's exit tests over its trips). */
+const struct expr *dx_dom_and(struct dx_launch *L, const struct expr *dom, const struct expr *c);
+
+/* Whether b runs an arm of a branch on threads (no split may happen). */
+bool dx_in_thread_arm(const struct dx_bundle *b);
+/* Takes b back to the branch on threads whose arm it runs, which is then
+ * split as any (an arm needs a split, or leaves a pointer that differs
+ * between the arms).  Arms make no stores, so the registers, domain and
+ * pc are all there is to restore. */
+void dx_thread_arm_undo(struct dx_launch *L, struct dx_bundle *b);
 int dx_merge_branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
                     const struct expr *g);
 /* Called before each instruction of a bundle running arms: at a join,

@@ -190,6 +190,8 @@ static int branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_ins
 	} else {
 		target = (unsigned)op->imm;
 	}
+	if (g && !e_has_data(g))
+		g = dx_fold(L, g);
 	if (!g || e_is_true(g)) {
 		b->pc = target;
 		return STEP_NEXT;
@@ -211,8 +213,10 @@ static int branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_ins
 	}
 	if (e_has_data(g))
 		return dx_merge_branch(L, b, in, g) < 0 ? STEP_STOP : STEP_NEXT;
-	const struct expr *taken = e_and(L->cx, b->dom, g);
-	const struct expr *fall = e_and(L->cx, b->dom, e_not(L->cx, g));
+	if (dx_merge_thread_branch(L, b, in, g))
+		return STEP_NEXT;
+	const struct expr *taken = dx_dom_and(L, b->dom, g);
+	const struct expr *fall = dx_dom_and(L, b->dom, e_not(L->cx, g));
 	bool st = dx_sat(L, taken, NULL, NULL) != SMT_UNSAT;
 	bool sf = dx_sat(L, fall, NULL, NULL) != SMT_UNSAT;
 	if (st && sf) {
@@ -254,6 +258,10 @@ static int split_address(struct dx_launch *L, struct dx_bundle *b, const struct 
 		const struct expr *c = v->args[0];
 		if (e_has_data(c) || e_has_opaque(c) || e_has_undef(c))
 			return 0;    /* not a set of threads: resolve() says why */
+		if (dx_in_thread_arm(b)) {
+			dx_thread_arm_undo(L, b);    /* split at the branch instead */
+			return 1;
+		}
 		const struct expr *taken = e_and(L->cx, b->dom, c);
 		const struct expr *fall = e_and(L->cx, b->dom, e_not(L->cx, c));
 		enum smt_result rt = dx_sat(L, taken, NULL, NULL), rf = dx_sat(L, fall, NULL, NULL);
@@ -429,7 +437,10 @@ static void run_all(struct dx_launch *L)
 			 * one, as on the hardware; exiting after a barrier that
 			 * others go on from is divergence (shared.c). */
 			if (r == STEP_END && b->epoch > 0)
+			{
 				VEC_PUSH(L->exited, b->dom);
+				VEC_PUSH(L->exited_ok, NULL);
+			}
 			bundle_free(b);
 			continue;
 		}
@@ -507,6 +518,7 @@ void dx_launch_release(struct dx_launch *L)
 	VEC_FREE(L->work);
 	VEC_FREE(L->waiting);
 	VEC_FREE(L->exited);
+	VEC_FREE(L->exited_ok);
 	VEC_FREE(L->atom_vins);
 	VEC_FREE(L->gacc);
 	VEC_FREE(L->opaques);

@@ -334,12 +334,15 @@ static const struct expr *waiting_dom(struct dx_launch *L, long pc)
 	return d;
 }
 
-static void divergence(struct dx_launch *L, const struct ptx_instr *in, const struct expr *cond,
-                       const char *what, const struct ptx_instr *other)
+/* Reports the divergence cond describes when a pair of threads meets it;
+ * returns the solver's answer. */
+static enum smt_result divergence(struct dx_launch *L, const struct ptx_instr *in, const struct expr *cond,
+                                  const char *what, const struct ptx_instr *other)
 {
 	uint32_t t1[3], c1[3], t2[3];
-	if (dx_sat2(L, cond, t1, c1, t2) != SMT_SAT)
-		return;
+	enum smt_result r = dx_sat2(L, cond, t1, c1, t2);
+	if (r != SMT_SAT)
+		return r;
 	const char *src = dx_src(L, in);
 	char *msg;
 	if (other)
@@ -360,6 +363,40 @@ static void divergence(struct dx_launch *L, const struct ptx_instr *in, const st
 		memcpy(f->ctaid2, c1, sizeof f->ctaid2);
 	}
 	L->sh->div_found = true;
+	return r;
+}
+
+/* Whether a implies b, seen from their and/or structure alone (false when
+ * not seen within *budget nodes). */
+static bool dom_implies(const struct expr *a, const struct expr *b, unsigned *budget)
+{
+	if (a == b || (a->op == EOP_BOOL && !a->u) || (b->op == EOP_BOOL && b->u))
+		return true;
+	if (!*budget)
+		return false;
+	--*budget;
+	if (b->op == EOP_LAND && a->op == EOP_LAND) {    /* flattened: b's conjuncts among a's */
+		unsigned i = 0;
+		while (i < b->nargs && dom_implies(a, b->args[i], budget))
+			i++;
+		if (i == b->nargs)
+			return true;
+	}
+	if (b->op == EOP_LOR)
+		for (unsigned i = 0; i < b->nargs; i++)
+			if (dom_implies(a, b->args[i], budget))
+				return true;
+	if (a->op == EOP_LAND)
+		for (unsigned i = 0; i < a->nargs; i++)
+			if (dom_implies(a->args[i], b, budget))
+				return true;
+	if (a->op == EOP_LOR) {
+		for (unsigned i = 0; i < a->nargs; i++)
+			if (!dom_implies(a->args[i], b, budget))
+				return false;
+		return true;
+	}
+	return false;
 }
 
 int dx_barrier_release(struct dx_launch *L)
@@ -378,11 +415,21 @@ int dx_barrier_release(struct dx_launch *L)
 	}
 	/* a block part of which has exited */
 	if (!sh->div_found && L->exited.len) {
-		const struct expr *e = e_bool(cx, false);
-		for (size_t i = 0; i < L->exited.len; i++)
-			e = e_or(cx, e, L->exited.items[i]);
-		const struct expr *c = e_and(cx, waiting_dom(L, -1), dx_other(L, e));
-		divergence(L, in0, c, "has exited and never reaches it", NULL);
+		/* an exited bundle shown apart from waiting threads W at an
+		 * earlier barrier is apart from any that imply W */
+		const struct expr *w = waiting_dom(L, -1), *e = e_bool(cx, false);
+		for (size_t i = 0; i < L->exited.len; i++) {
+			unsigned budget = 4096;
+			const struct expr *ok = L->exited_ok.items[i];
+			if (!ok || !dom_implies(w, ok, &budget))
+				e = e_or(cx, e, L->exited.items[i]);
+		}
+		if (!e_is_false(e)) {
+			if (divergence(L, in0, e_and(cx, w, dx_other(L, e)), "has exited and never reaches it",
+			               NULL) == SMT_UNSAT)
+				for (size_t i = 0; i < L->exited.len; i++)
+					L->exited_ok.items[i] = w;
+		}
 	}
 	dx_race_check(L, sh->acc.items, sh->acc.len, sh->race_found);
 	sh->acc.len = 0;

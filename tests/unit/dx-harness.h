@@ -26,6 +26,7 @@
 #include "../../dexec/rollup.c"
 #include "../../dexec/idioms.c"
 #include "../../dexec/opaque.c"
+#include "../../dexec/fold.c"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,8 +1,9 @@
 /*
  * test-exec-branch.c: branches on data whose arms rejoin (dexec/merge.c):
  * triangles, diamonds with stores in both arms, nested branches, a branch
- * inside a loop, a branch on tid inside a data arm, bounds under a data
- * condition; and what stays unsupported (a loop whose exit depends on
+ * inside a loop, a branch on tid inside a data arm, a branch on tid whose
+ * arm only loads (merged, its load checked for its threads), bounds under
+ * a data condition; and what stays unsupported (a loop whose exit depends on
  * data, a barrier or an exit before the arms rejoin).  Values are checked
  * by evaluating the write set at concrete threads and inputs against the
  * C meaning of each snippet, not only by structure.
@@ -274,6 +275,63 @@ static void test_thread_in_arm(void)
 	ok(final_at(L, 20, 20, in) == -2 && final_at(L, 20, 52, in) == -3, "thread in arm: tid >= 16, x <= 0");
 	ok(final_at(L, 21, 21, in) == OLD(21) && final_at(L, 21, 53, in) == 3, "thread in arm: x > 0 skips the arm");
 	ok(final_at(L, 4, 4, in) == OLD(4) && final_at(L, 4, 36, in) == -1, "thread in arm: tid < 16, x <= 0");
+	tb_free(&t);
+}
+
+/* ---- merged branches on threads ------------------------------------------------- */
+
+/* if (tid < k) v += p[i + 48]; q[i] = v: a branch on tid whose arm only
+ * loads and adds is merged, not split, and the arm's load is checked for
+ * the threads that take it (p has 64 floats: i + 48 is in bounds below
+ * 16, out of bounds from 16). */
+static void test_thread_merge(void)
+{
+	static const char ptx16[] = HEAD KERNEL
+		"ld.global.f32 %f1, [%rd4];\n"
+		"setp.ge.u32 %p1, %r1, 16;\n"
+		"@%p1 bra J;\n"
+		"ld.global.f32 %f2, [%rd4+192];\n"
+		"add.f32 %f1, %f1, %f2;\n"
+		"J:\n"
+		"st.global.f32 [%rd5], %f1;\n"
+		"ret;\n}\n";
+	struct tb t;
+	struct dx_launch *L = snippet(&t, ptx16, 32);
+	ok(!L->unsup && L->nbundles == 1 && L->findings.len == 0,
+	   "thread merge: supported, one bundle (%u), no finding (%zu)", L->nbundles, L->findings.len);
+	float in[N];
+	for (unsigned i = 0; i < N; i++)
+		in[i] = (float)i;
+	ok(close_to(final_at(L, 3, 3, in), 3 + 51) && close_to(final_at(L, 15, 15, in), 15 + 63),
+	   "thread merge: threads below 16 add p[i + 48]");
+	ok(close_to(final_at(L, 16, 16, in), 16) && close_to(final_at(L, 31, 31, in), 31),
+	   "thread merge: the others store p[i]");
+	tb_free(&t);
+
+	/* the twin: threads below 17 take the arm, and thread 16 reads p[64]
+	 * (then stores what it did not read: unsupported, as when split) */
+	char *ptx17 = xstrdup(ptx16);
+	char *at = strstr(ptx17, "%r1, 16;");
+	at[6] = '7';
+	L = snippet(&t, ptx17, 32);
+	ok(L->findings.len == 1 && !strcmp(L->findings.items[0].cls, "oob-global") &&
+	   L->findings.items[0].tid[0] == 16,
+	   "thread merge: the one thread of the arm that overruns is the finding (%s)",
+	   L->findings.len ? L->findings.items[0].message : "none");
+	tb_free(&t);
+	free(ptx17);
+
+	/* an arm that stores is split as before */
+	static const char store[] = HEAD KERNEL
+		"ld.global.f32 %f1, [%rd4];\n"
+		"setp.ge.u32 %p1, %r1, 16;\n"
+		"@%p1 bra J;\n"
+		"st.global.f32 [%rd5+128], %f1;\n"
+		"J:\n"
+		"st.global.f32 [%rd5], %f1;\n"
+		"ret;\n}\n";
+	L = snippet(&t, store, 32);
+	ok(!L->unsup && L->nbundles == 2, "thread merge: an arm with a store splits the bundle (%u)", L->nbundles);
 	tb_free(&t);
 }
 
@@ -655,6 +713,7 @@ int main(void)
 	test_nested();
 	test_loop_max();
 	test_thread_in_arm();
+	test_thread_merge();
 	test_bounds();
 	test_chosen_address();
 	test_refused();
