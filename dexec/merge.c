@@ -38,7 +38,8 @@
 #include <string.h>
 
 /* Why a data branch cannot be merged (see reason_text). */
-enum why { W_OK = 1, W_LOOP, W_NOJOIN, W_BARRIER, W_WARP, W_ATOMIC, W_EXIT, W_TARGET };
+enum why { W_OK = 1, W_LOOP, W_NOJOIN, W_BARRIER, W_WARP, W_ATOMIC, W_EXIT, W_TARGET,
+           W_CROOKED /* an arm stores or branches: not straight (dx_merge_thread_branch) */ };
 
 struct dx_merge {
 	unsigned nblk;               /* blocks; block nblk is the exit */
@@ -240,30 +241,19 @@ static enum why blocking(enum dx_op op, const struct ptx_instr *in)
 	}
 }
 
-/* Walks the blocks the arms of block b's branch reach before the join. */
-static void classify(struct dx_launch *L, struct dx_merge *m, unsigned b, unsigned pc)
+/* Walks the blocks the arms of block b's branch reach before its join,
+ * asking f of each instruction: W_LOOP or W_NOJOIN when an arm comes back
+ * to b or reaches the exit, else f's first answer other than W_OK (its
+ * instruction in *wpc), or W_OK. */
+typedef enum why (*instr_fn)(struct dx_launch *L, unsigned pc);
+
+static enum why walk_arms(struct dx_launch *L, struct dx_merge *m, unsigned b, instr_fn f, unsigned *wpc)
 {
-	int j = m->ipdom[b];
-	int t = target_of(L->fn, &L->fn->instrs[pc]);
-	m->why_pc[b] = pc;
-	if (t < 0) {
-		m->why[b] = W_TARGET;
-		return;
-	}
-	if ((unsigned)t <= pc) {
-		m->why[b] = W_LOOP;
-		return;
-	}
-	if (j < 0 || (unsigned)j == m->nblk) {
-		m->why[b] = W_NOJOIN;
-		return;
-	}
 	unsigned n = m->nblk + 1, sp = 0;
 	bool *seen = xcalloc(n, sizeof *seen);
 	unsigned *stk = xcalloc(n, sizeof *stk);
 	enum why w = W_OK;
-	unsigned wpc = pc;
-	seen[j] = true;
+	seen[m->ipdom[b]] = true;
 	for (int k = 0; k < 2; k++)
 		if (m->succ[b][k] >= 0 && !seen[m->succ[b][k]]) {
 			seen[m->succ[b][k]] = true;
@@ -276,8 +266,8 @@ static void classify(struct dx_launch *L, struct dx_merge *m, unsigned b, unsign
 			break;
 		}
 		for (unsigned i = m->start[x]; i < m->start[x + 1] && w == W_OK; i++)
-			if ((w = blocking((enum dx_op)L->ops[i], &L->fn->instrs[i])) != W_OK)
-				wpc = i;
+			if ((w = f(L, i)) != W_OK)
+				*wpc = i;
 		for (int k = 0; k < 2; k++) {
 			int s = m->succ[x][k];
 			if (s >= 0 && !seen[s]) {
@@ -288,6 +278,29 @@ static void classify(struct dx_launch *L, struct dx_merge *m, unsigned b, unsign
 	}
 	free(seen);
 	free(stk);
+	return w;
+}
+
+static enum why blocking_at(struct dx_launch *L, unsigned pc)
+{
+	return blocking((enum dx_op)L->ops[pc], &L->fn->instrs[pc]);
+}
+
+/* Why block b's branch (at pc) cannot be merged, W_OK if it can. */
+static void classify(struct dx_launch *L, struct dx_merge *m, unsigned b, unsigned pc)
+{
+	int j = m->ipdom[b];
+	int t = target_of(L->fn, &L->fn->instrs[pc]);
+	unsigned wpc = pc;
+	enum why w;
+	if (t < 0)
+		w = W_TARGET;
+	else if ((unsigned)t <= pc)
+		w = W_LOOP;
+	else if (j < 0 || (unsigned)j == m->nblk)
+		w = W_NOJOIN;
+	else
+		w = walk_arms(L, m, b, blocking_at, &wpc);
 	m->why[b] = (unsigned char)w;
 	m->why_pc[b] = wpc;
 }
@@ -317,40 +330,21 @@ static int refuse(struct dx_launch *L, const struct ptx_instr *in, enum why w, u
 	}
 }
 
-/* Whether the arms of block b's branch (at pc, forward, rejoining, nothing
+static enum why crooked_at(struct dx_launch *L, unsigned pc)
+{
+	enum dx_op op = (enum dx_op)L->ops[pc];
+	return op == DO_ST || op == DO_OTHER || (op == DO_BRA && L->fn->instrs[pc].guard) ? W_CROOKED : W_OK;
+}
+
+/* Whether the arms of block b's branch (forward, rejoining, nothing
  * blocking: classify said W_OK) are straight code for a branch on
  * threads: no store (a store of the first arm would reach the second's
  * loads unguarded) and no guarded branch (a split inside an arm would
  * leave two bundles to run the other arm). */
 static bool straight_arms(struct dx_launch *L, struct dx_merge *m, unsigned b)
 {
-	unsigned j = (unsigned)m->ipdom[b], n = m->nblk + 1, sp = 0;
-	bool *seen = xcalloc(n, sizeof *seen);
-	unsigned *stk = xcalloc(n, sizeof *stk);
-	bool ok = true;
-	seen[j] = true;
-	for (int k = 0; k < 2; k++)
-		if (m->succ[b][k] >= 0 && !seen[m->succ[b][k]]) {
-			seen[m->succ[b][k]] = true;
-			stk[sp++] = (unsigned)m->succ[b][k];
-		}
-	while (sp && ok) {
-		unsigned x = stk[--sp];
-		for (unsigned i = m->start[x]; i < m->start[x + 1] && ok; i++) {
-			enum dx_op op = (enum dx_op)L->ops[i];
-			ok = op != DO_ST && op != DO_OTHER && !(op == DO_BRA && L->fn->instrs[i].guard);
-		}
-		for (int k = 0; k < 2; k++) {
-			int s = m->succ[x][k];
-			if (s >= 0 && !seen[s]) {
-				seen[s] = true;
-				stk[sp++] = (unsigned)s;
-			}
-		}
-	}
-	free(seen);
-	free(stk);
-	return ok;
+	unsigned wpc;
+	return walk_arms(L, m, b, crooked_at, &wpc) == W_OK;
 }
 
 /* ---- running the arms ------------------------------------------------------------- */
