@@ -90,7 +90,6 @@ struct dx_arm {
 	const struct dx_arm *up;     /* the enclosing data branch, or NULL */
 	const struct expr *tdom;     /* a branch on threads: the domain at the branch */
 	const struct expr **regs0;   /* a branch on threads: the registers at the branch */
-	unsigned pc;                 /* a branch on threads: the branch */
 	unsigned join;               /* where the arms rejoin */
 	unsigned other;              /* the taken arm's first instruction */
 	const struct expr *cond;     /* the branch condition (taken) */
@@ -115,6 +114,11 @@ struct dx_bundle {
 };
 
 struct dx_memo;                      /* solver answers by condition */
+
+/* A bundle that ended after a barrier (the others count as arrived at
+ * every later one): its domain, and the waiting threads a barrier showed
+ * never to share a block with it (shared.c), or NULL. */
+struct dx_exited { const struct expr *dom, *apart; };
 
 /* One global store or atomic of a bundle (race.c checks the pairs of a
  * plain store and an atomic on one location that nothing orders). */
@@ -190,9 +194,7 @@ struct dx_launch {
 	struct dx_ents_memo *ents;   /* block offsets of accesses, by (dom, off) (race-enum.c) */
 	struct dx_race_seen *rseen;  /* epochs whose race check found nothing (race.c) */
 	VEC(struct dx_bundle *) waiting;   /* bundles stopped at a barrier or warp op */
-	VEC(const struct expr *) exited;   /* domains of the bundles that ended after a barrier */
-	VEC(const struct expr *) exited_ok;/* per exited: waiting threads shown never to share a
-	                                      block with it (shared.c), or NULL */
+	VEC(struct dx_exited) exited;      /* the bundles that ended after a barrier */
 
 	/* atomics (atomic.c) */
 	const unsigned char *aused;  /* per instruction: an atom whose result is read */
@@ -350,13 +352,15 @@ void dx_global_access(struct dx_launch *L, struct dx_bundle *b, const struct ptx
                       uint32_t vin, uint32_t vout, const struct expr *dom, const struct expr *off,
                       unsigned size, bool atomic, bool sure);
 
-/* ---- merge.c: branches on data whose arms rejoin ---------------------------- */
+/* ---- merge.c: branches whose arms rejoin (on data; on threads, straight) --- */
 
 /* Bundle b is at instruction in, a branch on the data condition g: runs
  * its arms in turn (the fall-through one first; b->pc is set) to merge
  * them where they rejoin.  -1 after dx_unsupported when they cannot be
  * merged: a loop exit ("loop exit depends on data"), or a barrier, warp
  * operation, atomic or exit before the join ("data-dependent branch"). */
+int dx_merge_branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+                    const struct expr *g);
 /* A branch on tid/ctaid (g over threads only) whose arms rejoin through
  * straight code, with no store, barrier, warp operation, atomic, exit or
  * branch of their own on the way: the bundle runs the arms in turn, each
@@ -365,6 +369,23 @@ void dx_global_access(struct dx_launch *L, struct dx_bundle *b, const struct ptx
  * kernel.  1 when it does, 0 when the branch is not such a one. */
 int dx_merge_thread_branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
                            const struct expr *g);
+/* Whether b runs an arm of a branch on threads (no split may happen). */
+bool dx_in_thread_arm(const struct dx_bundle *b);
+/* Takes b back to the branch on threads whose arm it runs, which is then
+ * split as any (an arm needs a split, or leaves a pointer that differs
+ * between the arms).  Arms make no stores, so the registers, domain and
+ * pc (the branch, in) are all there is to restore. */
+void dx_thread_arm_undo(struct dx_launch *L, struct dx_bundle *b);
+/* Called before each instruction of a bundle running arms: at a join,
+ * goes on to the taken arm or merges the registers (ite over the branch
+ * condition).  0 or -1 (unsupported). */
+int dx_merge_join(struct dx_launch *L, struct dx_bundle *b);
+/* The data condition under which the bundle's current instruction runs
+ * (every enclosing arm's), or NULL outside arms: it guards stores and is
+ * assumed by bounds checks. */
+const struct expr *dx_arm_cond(const struct dx_bundle *b);
+void dx_merge_free(struct dx_merge *m);              /* NULL ok */
+
 /* ---- fold.c ------------------------------------------------------------ */
 
 /* e with the thread-index arithmetic the launch geometry decides folded
@@ -377,25 +398,6 @@ const struct expr *dx_fold(struct dx_launch *L, const struct expr *e);
  * itself when a conjunct implies c (comparisons of one left side against
  * right sides a constant apart: a loop's exit tests over its trips). */
 const struct expr *dx_dom_and(struct dx_launch *L, const struct expr *dom, const struct expr *c);
-
-/* Whether b runs an arm of a branch on threads (no split may happen). */
-bool dx_in_thread_arm(const struct dx_bundle *b);
-/* Takes b back to the branch on threads whose arm it runs, which is then
- * split as any (an arm needs a split, or leaves a pointer that differs
- * between the arms).  Arms make no stores, so the registers, domain and
- * pc are all there is to restore. */
-void dx_thread_arm_undo(struct dx_launch *L, struct dx_bundle *b);
-int dx_merge_branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
-                    const struct expr *g);
-/* Called before each instruction of a bundle running arms: at a join,
- * goes on to the taken arm or merges the registers (ite over the branch
- * condition).  0 or -1 (unsupported). */
-int dx_merge_join(struct dx_launch *L, struct dx_bundle *b);
-/* The data condition under which the bundle's current instruction runs
- * (every enclosing arm's), or NULL outside arms: it guards stores and is
- * assumed by bounds checks. */
-const struct expr *dx_arm_cond(const struct dx_bundle *b);
-void dx_merge_free(struct dx_merge *m);              /* NULL ok */
 
 /* ---- report.c ---------------------------------------------------------- */
 

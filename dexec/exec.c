@@ -190,7 +190,7 @@ static int branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_ins
 	} else {
 		target = (unsigned)op->imm;
 	}
-	if (g && !e_has_data(g))
+	if (g && !e_has_data(g) && e_has_thread(g))
 		g = dx_fold(L, g);
 	if (!g || e_is_true(g)) {
 		b->pc = target;
@@ -437,10 +437,7 @@ static void run_all(struct dx_launch *L)
 			 * one, as on the hardware; exiting after a barrier that
 			 * others go on from is divergence (shared.c). */
 			if (r == STEP_END && b->epoch > 0)
-			{
-				VEC_PUSH(L->exited, b->dom);
-				VEC_PUSH(L->exited_ok, NULL);
-			}
+				VEC_PUSH(L->exited, ((struct dx_exited){ b->dom, NULL }));
 			bundle_free(b);
 			continue;
 		}
@@ -518,7 +515,6 @@ void dx_launch_release(struct dx_launch *L)
 	VEC_FREE(L->work);
 	VEC_FREE(L->waiting);
 	VEC_FREE(L->exited);
-	VEC_FREE(L->exited_ok);
 	VEC_FREE(L->atom_vins);
 	VEC_FREE(L->gacc);
 	VEC_FREE(L->opaques);

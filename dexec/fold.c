@@ -329,21 +329,11 @@ static struct fd_node fd_node(struct fd_fold *f, const struct expr *e)
 			changed |= args[i] != e->args[i];
 		}
 		const struct expr *n = changed ? e_op(f->L->cx, (enum eop)e->op, e->sort, e->u, e->nargs, args) : e;
-		if (n != e) {             /* simplified on rebuilding: take its own interval */
-			struct fd_node again = fd_node(f, n);
-			r.to = again.to;
-			r.known = again.known;
-			r.lo = again.lo;
-			r.hi = again.hi;
-		} else {
-			const struct expr *t = fd_interval(f, n, c, &r);
-			if (t && t != n) {
-				struct fd_node again = fd_node(f, t);
-				r.to = again.to;
-				r.known = again.known;
-				r.lo = again.lo;
-				r.hi = again.hi;
-			}
+		/* simplified on rebuilding, or folded: the new node's own interval */
+		const struct expr *t = n != e ? n : fd_interval(f, n, c, &r);
+		if (t && t != e) {
+			r = fd_node(f, t);
+			r.from = e;
 		}
 		f->depth--;
 	}
@@ -359,7 +349,6 @@ const struct expr *dx_fold(struct dx_launch *L, const struct expr *e)
 	if (!e)
 		return e;
 	struct fd_fold f = { L, NULL, 0, 0, FOLD_NODES, 0 };
-	fd_grow(&f);
 	const struct expr *r = fd_node(&f, e).to;
 	free(f.tab);
 	return r;
@@ -432,8 +421,7 @@ const struct expr *dx_dom_and(struct dx_launch *L, const struct expr *dom, const
 	struct fd_lit lc;
 	if (dom->op != EOP_LAND || !fd_as_lit(c, &lc))
 		return e_and(cx, dom, c);
-	struct fd_fold f = { L, NULL, 0, 0, FOLD_NODES, 0 };
-	fd_grow(&f);
+	struct fd_fold f = { L, NULL, 0, 0, FOLD_NODES, 0 };    /* its table made when first used */
 	const struct expr *keep[255];
 	unsigned nk = 0;
 	bool implied = false;

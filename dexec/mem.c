@@ -236,7 +236,8 @@ static int bounds(struct dx_launch *L, const struct ptx_instr *in, const struct 
 	const struct expr *neg = e_op2(cx, EOP_SLT, off, e_bv(cx, 0, 64));
 	const struct expr *end = e_op2(cx, EOP_ADD, off, e_bv(cx, size, 64));
 	const struct expr *past = e_op2(cx, EOP_ULT, e_bv(cx, t->bytes, 64), end);
-	const struct expr *cond = e_and(cx, dom, dx_fold(L, e_or(cx, neg, past)));
+	const struct expr *oob = e_or(cx, neg, past);
+	const struct expr *cond = e_and(cx, dom, e_has_thread(oob) ? dx_fold(L, oob) : oob);
 	uint32_t tid[3], ctaid[3];
 	enum smt_result r = dx_sat(L, cond, tid, ctaid);
 	if (r == SMT_UNSAT)

@@ -367,17 +367,27 @@ static const struct expr *and_up(struct dx_launch *L, const struct dx_arm *up, c
 	return up ? e_and(L->cx, up->dcond, c) : c;
 }
 
-int dx_merge_branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
-                    const struct expr *g)
+/* Why the branch bundle b is at cannot be merged, W_OK if it can; *blk
+ * its block.  The control-flow graph is made at the launch's first ask. */
+static enum why mergeable(struct dx_launch *L, const struct dx_bundle *b, unsigned *blk)
 {
 	if (!L->merge)
 		L->merge = merge_new(L);
 	struct dx_merge *m = L->merge;
-	unsigned pc = b->pc, blk = m->blk[pc];
-	if (!m->why[blk])
-		classify(L, m, blk, pc);
-	if (m->why[blk] != W_OK)
-		return refuse(L, in, (enum why)m->why[blk], m->why_pc[blk]);
+	*blk = m->blk[b->pc];
+	if (!m->why[*blk])
+		classify(L, m, *blk, b->pc);
+	return (enum why)m->why[*blk];
+}
+
+int dx_merge_branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
+                    const struct expr *g)
+{
+	unsigned blk, pc = b->pc;
+	enum why w = mergeable(L, b, &blk);
+	struct dx_merge *m = L->merge;
+	if (w != W_OK)
+		return refuse(L, in, w, m->why_pc[blk]);
 	struct dx_arm *a = ARENA_NEW(&L->a, struct dx_arm);
 	*a = (struct dx_arm){
 		.up = b->arm, .join = m->start[m->ipdom[blk]], .other = (unsigned)target_of(L->fn, in),
@@ -392,24 +402,20 @@ int dx_merge_branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_i
 int dx_merge_thread_branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
                            const struct expr *g)
 {
-	if (!L->merge)
-		L->merge = merge_new(L);
-	struct dx_merge *m = L->merge;
-	unsigned pc = b->pc, blk = m->blk[pc];
-	if (!m->why[blk])
-		classify(L, m, blk, pc);
-	if (m->why[blk] != W_OK)
+	unsigned blk, pc = b->pc;
+	if (mergeable(L, b, &blk) != W_OK)
 		return 0;
+	struct dx_merge *m = L->merge;
 	if (!m->straight[blk])
 		m->straight[blk] = straight_arms(L, m, blk) ? 2 : 1;
 	if (m->straight[blk] != 2)
 		return 0;
+	const struct expr **regs = snapshot(L, b->regs);  /* never written: both may hold it */
 	struct dx_arm *a = ARENA_NEW(&L->a, struct dx_arm);
 	*a = (struct dx_arm){
-		.up = b->arm, .tdom = b->dom, .regs0 = snapshot(L, b->regs), .pc = pc,
-		.join = m->start[m->ipdom[blk]],
+		.up = b->arm, .tdom = b->dom, .regs0 = regs, .join = m->start[m->ipdom[blk]],
 		.other = (unsigned)target_of(L->fn, in), .cond = g, .dcond = dx_arm_cond(b),
-		.saved = snapshot(L, b->regs), .second = false, .in = in,
+		.saved = regs, .second = false, .in = in,
 	};
 	b->arm = a;
 	b->dom = dx_dom_and(L, a->tdom, e_not(L->cx, g));
@@ -432,11 +438,12 @@ void dx_thread_arm_undo(struct dx_launch *L, struct dx_bundle *b)
 		a = a->up;                   /* (a thread arm has no data arm inside) */
 	if (!a)
 		return;
+	unsigned pc = (unsigned)(a->in - L->fn->instrs);
 	memcpy(b->regs, a->regs0, L->fn->nregs * sizeof *b->regs);
 	b->dom = a->tdom;
-	b->pc = a->pc;
+	b->pc = pc;
 	b->arm = a->up;
-	L->merge->straight[L->merge->blk[a->pc]] = 1;
+	L->merge->straight[L->merge->blk[pc]] = 1;
 }
 
 /* Whether e holds a pointer (a buffer's or symbol's base, a variable):

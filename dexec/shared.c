@@ -420,16 +420,15 @@ int dx_barrier_release(struct dx_launch *L)
 		const struct expr *w = waiting_dom(L, -1), *e = e_bool(cx, false);
 		for (size_t i = 0; i < L->exited.len; i++) {
 			unsigned budget = 4096;
-			const struct expr *ok = L->exited_ok.items[i];
-			if (!ok || !dom_implies(w, ok, &budget))
-				e = e_or(cx, e, L->exited.items[i]);
+			const struct dx_exited *x = &L->exited.items[i];
+			if (!x->apart || !dom_implies(w, x->apart, &budget))
+				e = e_or(cx, e, x->dom);
 		}
-		if (!e_is_false(e)) {
-			if (divergence(L, in0, e_and(cx, w, dx_other(L, e)), "has exited and never reaches it",
-			               NULL) == SMT_UNSAT)
-				for (size_t i = 0; i < L->exited.len; i++)
-					L->exited_ok.items[i] = w;
-		}
+		if (!e_is_false(e) &&
+		    divergence(L, in0, e_and(cx, w, dx_other(L, e)), "has exited and never reaches it",
+		               NULL) == SMT_UNSAT)
+			for (size_t i = 0; i < L->exited.len; i++)
+				L->exited.items[i].apart = w;
 	}
 	dx_race_check(L, sh->acc.items, sh->acc.len, sh->race_found);
 	sh->acc.len = 0;
