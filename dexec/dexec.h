@@ -84,7 +84,7 @@ struct dx_store {
 
 /* A branch on data whose arms a bundle is running (merge.c): immutable,
  * shared by the bundles split inside an arm.  Or a branch on tid/ctaid
- * whose arms are straight code (tdom set): the bundle runs each arm with
+ * whose arms store nothing (tdom set): the bundle runs each arm with
  * its domain cut to the arm's threads, and gets tdom back at the join. */
 struct dx_arm {
 	const struct dx_arm *up;     /* the enclosing data branch, or NULL */
@@ -352,7 +352,7 @@ void dx_global_access(struct dx_launch *L, struct dx_bundle *b, const struct ptx
                       uint32_t vin, uint32_t vout, const struct expr *dom, const struct expr *off,
                       unsigned size, bool atomic, bool sure);
 
-/* ---- merge.c: branches whose arms rejoin (on data; on threads, straight) --- */
+/* ---- merge.c: branches whose arms rejoin (on data; on threads, no stores) - */
 
 /* Bundle b is at instruction in, a branch on the data condition g: runs
  * its arms in turn (the fall-through one first; b->pc is set) to merge
@@ -361,14 +361,15 @@ void dx_global_access(struct dx_launch *L, struct dx_bundle *b, const struct ptx
  * operation, atomic or exit before the join ("data-dependent branch"). */
 int dx_merge_branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
                     const struct expr *g);
-/* A branch on tid/ctaid (g over threads only) whose arms rejoin through
- * straight code, with no store, barrier, warp operation, atomic, exit or
- * branch of their own on the way: the bundle runs the arms in turn, each
- * with its domain cut to the threads that take it, and merges the
- * registers at the join, instead of splitting in two for the rest of the
- * kernel.  1 when it does, 0 when the branch is not such a one. */
+/* A branch on tid/ctaid (g over threads only) whose arms rejoin with no
+ * store, barrier, warp operation, atomic or exit on the way: the bundle
+ * runs the arms in turn, each with its domain cut to the threads that
+ * take it, and merges the registers at the join, instead of splitting in
+ * two for the rest of the kernel.  Arms with branches of their own are
+ * merged only when both is set (the caller found threads on both sides).
+ * 1 when it does, 0 when the branch is not such a one. */
 int dx_merge_thread_branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
-                           const struct expr *g);
+                           const struct expr *g, bool both);
 /* Whether b runs an arm of a branch on threads (no split may happen). */
 bool dx_in_thread_arm(const struct dx_bundle *b);
 /* Takes b back to the branch on threads whose arm it runs, which is then

@@ -211,14 +211,27 @@ static int branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_ins
 		dx_unsupported(L, in, "opaque branch", "a branch on %s", dx_opaque_name(L, g));
 		return STEP_STOP;
 	}
-	if (e_has_data(g))
+	if (e_has_data(g)) {
+		if (dx_in_thread_arm(b)) {
+			dx_thread_arm_undo(L, b);    /* split at the branch on threads instead */
+			return STEP_NEXT;
+		}
 		return dx_merge_branch(L, b, in, g) < 0 ? STEP_STOP : STEP_NEXT;
-	if (dx_merge_thread_branch(L, b, in, g))
+	}
+	if (dx_merge_thread_branch(L, b, in, g, false))
 		return STEP_NEXT;
 	const struct expr *taken = dx_dom_and(L, b->dom, g);
 	const struct expr *fall = dx_dom_and(L, b->dom, e_not(L->cx, g));
 	bool st = dx_sat(L, taken, NULL, NULL) != SMT_UNSAT;
 	bool sf = dx_sat(L, fall, NULL, NULL) != SMT_UNSAT;
+	if (L->timeout)
+		return STEP_STOP;
+	if (st && sf && dx_merge_thread_branch(L, b, in, g, true))
+		return STEP_NEXT;
+	if (st && sf && dx_in_thread_arm(b)) {
+		dx_thread_arm_undo(L, b);            /* split at the outer branch instead */
+		return STEP_NEXT;
+	}
 	if (st && sf) {
 		struct dx_bundle *nb = bundle_new(L, b);
 		if (!nb)

@@ -108,6 +108,31 @@ static const struct expr *compare_inf(struct ctx *c, const char *m, const struct
 	return e_bool(c->cx, v);
 }
 
+/* Whether e is the address of a buffer of the trace with at least one
+ * byte, or of a module variable: never null (a tensor passed as a null
+ * pointer is the constant 0, and only an empty tensor may have none). */
+static bool nonnull_base(struct ctx *c, const struct expr *e)
+{
+	if (e->op != EOP_VAR)
+		return false;
+	if (DX_IS_SYMVAR(e->u))
+		return true;
+	if (!EVAR_IS_BASE(e->u))
+		return false;
+	uint32_t v = EVAR_BASE_VALUE(e->u);
+	return v < c->L->o->values.len && c->L->o->values.items[v].bytes > 0;
+}
+
+/* a == b, false where one side is such an address and the other 0
+ * (`bias ? bias[c] : 0`: decided, not a condition on a free pointer). */
+static const struct expr *equal(struct ctx *c, const struct expr *a, const struct expr *b)
+{
+	bool za = a->op == EOP_BV && !a->u, zb = b->op == EOP_BV && !b->u;
+	if ((zb && nonnull_base(c, a)) || (za && nonnull_base(c, b)))
+		return e_bool(c->cx, false);
+	return e_op2(c->cx, EOP_EQ, a, b);
+}
+
 static const struct expr *compare(struct ctx *c, enum ptx_type t,
                                   const struct expr *a, const struct expr *b)
 {
@@ -122,9 +147,9 @@ static const struct expr *compare(struct ctx *c, enum ptx_type t,
 	if (ptx_type_is_float(t) && (e_is_inf(a, 0) || e_is_inf(b, 0)))
 		return compare_inf(c, m, a, b);
 	if (!strcmp(m, "eq") || !strcmp(m, "equ"))
-		return e_op2(cx, EOP_EQ, a, b);
+		return equal(c, a, b);
 	if (!strcmp(m, "ne") || !strcmp(m, "neu"))
-		return e_not(cx, e_op2(cx, EOP_EQ, a, b));
+		return e_not(cx, equal(c, a, b));
 	if (ptx_type_is_float(t)) {
 		if (!strcmp(m, "num"))
 			return e_bool(cx, true);

@@ -17,13 +17,20 @@
  * A branch on tid/ctaid inside an arm splits the bundle as usual; each
  * half keeps the arm stack and reaches the join on its own.
  *
- * A branch on tid/ctaid whose arms are straight code (no store, no
- * branch of their own) and rejoin as above is merged the same way, so
- * that the bundle does not split in two for the rest of the kernel (32
- * tests of k against ty in a tile loop made 237 bundles of one): each
- * arm runs with the bundle's domain cut to its threads, which every
- * access there is checked for, and the domain is whole again at the
- * join.  Without stores, neither arm sees the other's memory.
+ * A branch on tid/ctaid whose arms store nothing and rejoin as above is
+ * merged the same way, so that the bundle does not split in two for the
+ * rest of the kernel (32 tests of k against ty in a tile loop made 237
+ * bundles of one; a transposed convolution's `continue` on each kernel
+ * tap out of the input made one bundle per class of border threads, 405
+ * of them, each running the whole channel loop): each arm runs with the
+ * bundle's domain cut to its threads, which every access there is
+ * checked for, and the domain is whole again at the join.  Without
+ * stores, neither arm sees the other's memory.  Arms may hold branches
+ * of their own (a loop over constants, a nested test of the threads,
+ * merged in turn); one that would split the bundle, or a branch on data,
+ * takes the bundle back to the outer branch, which then splits as any.
+ * Arms with branches are merged only where both have threads (an arm
+ * with none would run loops for nobody).
  *
  * A data branch is merged only when its arms rejoin without a barrier, a
  * warp operation, an atomic or an exit on the way (each needs the threads
@@ -39,7 +46,7 @@
 
 /* Why a data branch cannot be merged (see reason_text). */
 enum why { W_OK = 1, W_LOOP, W_NOJOIN, W_BARRIER, W_WARP, W_ATOMIC, W_EXIT, W_TARGET,
-           W_CROOKED /* an arm stores or branches: not straight (dx_merge_thread_branch) */ };
+           W_CROOKED /* an arm stores, or branches (arms_kind) */ };
 
 struct dx_merge {
 	unsigned nblk;               /* blocks; block nblk is the exit */
@@ -48,9 +55,13 @@ struct dx_merge {
 	int (*succ)[2];              /* block -> successors (-1: none) */
 	int *ipdom;                  /* block -> immediate post-dominator, -1 if none */
 	unsigned char *why;          /* block -> enum why of its last branch, 0 not yet known */
-	unsigned char *straight;     /* block -> its branch's arms are straight code (1 no, 2 yes),
-	                                0 not yet known (dx_merge_thread_branch) */
+	unsigned char *arms;         /* block -> what its branch's arms are, for a merge on
+	                                threads (ARMS_*, dx_merge_thread_branch) */
 	unsigned *why_pc;            /* block -> the instruction that blocks the merge */
+	unsigned words;              /* 64-bit words of a register set */
+	uint64_t *live;              /* block -> registers live at its start (words each),
+	                                NULL until the first join (liveness) */
+	uint64_t *named;             /* registers some instruction defines by operand */
 };
 
 /* ---- the control-flow graph -------------------------------------------------- */
@@ -177,7 +188,7 @@ static struct dx_merge *merge_new(struct dx_launch *L)
 	m->succ = xcalloc(n, sizeof *m->succ);
 	m->ipdom = xcalloc(n, sizeof *m->ipdom);
 	m->why = xcalloc(n, sizeof *m->why);
-	m->straight = xcalloc(n, sizeof *m->straight);
+	m->arms = xcalloc(n, sizeof *m->arms);
 	m->why_pc = xcalloc(n, sizeof *m->why_pc);
 	for (unsigned b = 0; b < n; b++)
 		m->succ[b][0] = m->succ[b][1] = -1;
@@ -213,9 +224,116 @@ void dx_merge_free(struct dx_merge *m)
 	free(m->succ);
 	free(m->ipdom);
 	free(m->why);
-	free(m->straight);
+	free(m->arms);
 	free(m->why_pc);
+	free(m->live);
+	free(m->named);
 	free(m);
+}
+
+/* ---- liveness ------------------------------------------------------------------ */
+
+/* Registers live where arms rejoin need merging; the others (an address
+ * an arm computed for its own loads, a loop counter of an inner loop) are
+ * not read again before they are written, so either arm's value will do:
+ * merging them would only make ite()s nobody reads, and a differing
+ * pointer among them would needlessly undo a merge on threads.  The usual
+ * backward analysis over the blocks, kept on the safe side: every
+ * register an instruction names counts as read, except the destination
+ * of an unguarded instruction known to write operand 0 and nothing else;
+ * registers no instruction names as such a destination (the carry flag,
+ * the slot registers of .local arrays, read and written behind the
+ * operands) are always live. */
+
+static bool writes_first(unsigned op)
+{
+	switch (op) {
+	case DO_OTHER: case DO_ST: case DO_BRA: case DO_RET: case DO_EXIT:
+	case DO_BAR: case DO_BARRIER: case DO_RED:
+	case DO_NOP: case DO_STL: case DO_FENCE:
+		return false;
+	default:
+		return op < DO_EXT__COUNT;
+	}
+}
+
+static void set_bit(uint64_t *set, int r)
+{
+	if (r >= 0)
+		set[r / 64] |= 1ull << (r % 64);
+}
+
+static void clear_bit(uint64_t *set, int r)
+{
+	if (r >= 0)
+		set[r / 64] &= ~(1ull << (r % 64));
+}
+
+/* Adds (or, with kill, removes) every register operand op names. */
+static void operand_regs(const struct ptx_operand *op, uint64_t *set, bool kill)
+{
+	if (op->kind == PO_REG || (op->kind == PO_ADDR && !op->base_is_sym))
+		kill ? clear_bit(set, op->reg) : set_bit(set, op->reg);
+	if (op->kind != PO_REG)
+		for (unsigned i = 0; i < op->nelems; i++)
+			operand_regs(&op->elems[i], set, kill);
+}
+
+/* live := the registers live before in, given those live after it. */
+static void step_back(struct dx_launch *L, unsigned pc, uint64_t *live)
+{
+	const struct ptx_instr *in = &L->fn->instrs[pc];
+	bool def = writes_first(L->ops[pc]) && !in->guard && in->nops;
+	if (def)
+		operand_regs(&in->ops[0], live, true);
+	for (unsigned i = def ? 1 : 0; i < in->nops; i++)
+		operand_regs(&in->ops[i], live, false);
+	if (in->guard)
+		set_bit(live, in->guard_reg);
+}
+
+static void liveness(struct dx_launch *L, struct dx_merge *m)
+{
+	unsigned w = m->words = (L->fn->nregs + 63) / 64 + 1, n = m->nblk + 1;
+	m->live = xcalloc((size_t)n * w, sizeof *m->live);
+	m->named = xcalloc(w, sizeof *m->named);
+	for (unsigned pc = 0; pc < L->fn->ninstrs; pc++) {
+		const struct ptx_instr *in = &L->fn->instrs[pc];
+		if (writes_first(L->ops[pc]) && in->nops)
+			operand_regs(&in->ops[0], m->named, false);
+	}
+	uint64_t *cur = xcalloc(w, sizeof *cur);
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (unsigned b = m->nblk; b-- > 0;) {
+			memset(cur, 0, w * sizeof *cur);
+			for (int k = 0; k < 2; k++)
+				if (m->succ[b][k] >= 0)
+					for (unsigned i = 0; i < w; i++)
+						cur[i] |= m->live[(size_t)m->succ[b][k] * w + i];
+			for (unsigned pc = m->start[b + 1]; pc-- > m->start[b];)
+				step_back(L, pc, cur);
+			uint64_t *in = &m->live[(size_t)b * w];
+			for (unsigned i = 0; i < w; i++)
+				if (cur[i] & ~in[i]) {
+					in[i] |= cur[i];
+					changed = true;
+				}
+		}
+	}
+	free(cur);
+}
+
+/* Whether register r may be read after pc (the start of a block) before
+ * it is written. */
+static bool live_at(struct dx_launch *L, unsigned pc, size_t r)
+{
+	struct dx_merge *m = L->merge;
+	if (!m->live)
+		liveness(L, m);
+	if (!(m->named[r / 64] >> (r % 64) & 1))
+		return true;
+	return m->live[(size_t)m->blk[pc] * m->words + r / 64] >> (r % 64) & 1;
 }
 
 /* ---- can a branch be merged? ---------------------------------------------------- */
@@ -333,18 +451,30 @@ static int refuse(struct dx_launch *L, const struct ptx_instr *in, enum why w, u
 static enum why crooked_at(struct dx_launch *L, unsigned pc)
 {
 	enum dx_op op = (enum dx_op)L->ops[pc];
-	return op == DO_ST || op == DO_OTHER || (op == DO_BRA && L->fn->instrs[pc].guard) ? W_CROOKED : W_OK;
+	return op == DO_ST || op == DO_OTHER ? W_CROOKED : W_OK;
 }
 
-/* Whether the arms of block b's branch (forward, rejoining, nothing
- * blocking: classify said W_OK) are straight code for a branch on
- * threads: no store (a store of the first arm would reach the second's
- * loads unguarded) and no guarded branch (a split inside an arm would
- * leave two bundles to run the other arm). */
-static bool straight_arms(struct dx_launch *L, struct dx_merge *m, unsigned b)
+static enum why branch_at(struct dx_launch *L, unsigned pc)
+{
+	return (enum dx_op)L->ops[pc] == DO_BRA && L->fn->instrs[pc].guard ? W_CROOKED : W_OK;
+}
+
+/* What the arms of block b's branch (forward, rejoining, nothing
+ * blocking: classify said W_OK) are, for a branch on threads: ARMS_NO
+ * when they store (a store of the first arm would reach the second's
+ * loads unguarded), ARMS_STRAIGHT when they have no guarded branch
+ * either, ARMS_BRANCHY when they do (loops over constants, tests of
+ * other thread conditions): those are merged only where both arms have
+ * threads, and a branch in them that would split the bundle takes it
+ * back to the outer branch (dx_thread_arm_undo). */
+enum { ARMS_UNKNOWN, ARMS_NO, ARMS_STRAIGHT, ARMS_BRANCHY };
+
+static unsigned char arms_kind(struct dx_launch *L, struct dx_merge *m, unsigned b)
 {
 	unsigned wpc;
-	return walk_arms(L, m, b, crooked_at, &wpc) == W_OK;
+	if (walk_arms(L, m, b, crooked_at, &wpc) != W_OK)
+		return ARMS_NO;
+	return walk_arms(L, m, b, branch_at, &wpc) == W_OK ? ARMS_STRAIGHT : ARMS_BRANCHY;
 }
 
 /* ---- running the arms ------------------------------------------------------------- */
@@ -400,15 +530,15 @@ int dx_merge_branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_i
 }
 
 int dx_merge_thread_branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
-                           const struct expr *g)
+                           const struct expr *g, bool both)
 {
 	unsigned blk, pc = b->pc;
 	if (mergeable(L, b, &blk) != W_OK)
 		return 0;
 	struct dx_merge *m = L->merge;
-	if (!m->straight[blk])
-		m->straight[blk] = straight_arms(L, m, blk) ? 2 : 1;
-	if (m->straight[blk] != 2)
+	if (m->arms[blk] == ARMS_UNKNOWN)
+		m->arms[blk] = arms_kind(L, m, blk);
+	if (m->arms[blk] != ARMS_STRAIGHT && !(m->arms[blk] == ARMS_BRANCHY && both))
 		return 0;
 	const struct expr **regs = snapshot(L, b->regs);  /* never written: both may hold it */
 	struct dx_arm *a = ARENA_NEW(&L->a, struct dx_arm);
@@ -443,7 +573,7 @@ void dx_thread_arm_undo(struct dx_launch *L, struct dx_bundle *b)
 	b->dom = a->tdom;
 	b->pc = pc;
 	b->arm = a->up;
-	L->merge->straight[L->merge->blk[pc]] = 1;
+	L->merge->arms[L->merge->blk[pc]] = ARMS_NO;
 }
 
 /* Whether e holds a pointer (a buffer's or symbol's base, a variable):
@@ -484,15 +614,16 @@ static int join(struct dx_launch *L, struct dx_bundle *b)
 	if (a->tdom)
 		for (size_t i = 0; i < n; i++) {
 			const struct expr *f = a->saved[i], *t = b->regs[i];
-			if (f != t && ((f && has_pointer(f, 4)) || (t && has_pointer(t, 4)))) {
+			if (f != t && ((f && has_pointer(f, 4)) || (t && has_pointer(t, 4))) &&
+			    live_at(L, a->join, i)) {
 				dx_thread_arm_undo(L, b);
 				return 0;
 			}
 		}
 	for (size_t i = 0; i < n; i++) {
 		const struct expr *f = a->saved[i], *t = b->regs[i];
-		if (f == t)
-			continue;
+		if (f == t || !live_at(L, a->join, i))
+			continue;                /* (dead: the taken arm's value stays) */
 		if (!f)
 			f = e_undef(L->cx, t->sort);
 		else if (!t)

@@ -2,7 +2,10 @@
  * test-exec-branch.c: branches on data whose arms rejoin (dexec/merge.c):
  * triangles, diamonds with stores in both arms, nested branches, a branch
  * inside a loop, a branch on tid inside a data arm, a branch on tid whose
- * arm only loads (merged, its load checked for its threads), bounds under
+ * arm only loads (merged, its load checked for its threads) or runs a
+ * loop over constants (merged; taken back where it would split, or where a
+ * pointer it changed is live at the join), a pointer tested against null,
+ * bounds under
  * a data condition; and what stays unsupported (a loop whose exit depends on
  * data, a barrier or an exit before the arms rejoin).  Values are checked
  * by evaluating the write set at concrete threads and inputs against the
@@ -332,6 +335,102 @@ static void test_thread_merge(void)
 		"ret;\n}\n";
 	L = snippet(&t, store, 32);
 	ok(!L->unsup && L->nbundles == 2, "thread merge: an arm with a store splits the bundle (%u)", L->nbundles);
+	tb_free(&t);
+}
+
+/* if (tid < 16) for (k = 0; k < 4; k++) v += p[i + 32 + k]: an arm with
+ * a loop of its own over constants is merged too, and the address and
+ * counter registers it leaves (dead where the arms rejoin) do not undo
+ * the merge. */
+static const char loop_arm[] = HEAD KERNEL
+	"ld.global.f32 %f1, [%rd4];\n"
+	"mov.u64 %rd7, %rd4;\n"
+	"setp.ge.u32 %p1, %r1, 16;\n"
+	"@%p1 bra J;\n"
+	"mov.u32 %r2, 0;\n"
+	"L:\n"
+	"mul.wide.u32 %rd6, %r2, 4;\n"
+	"add.s64 %rd7, %rd4, %rd6;\n"
+	"ld.global.f32 %f2, [%rd7+128];\n"
+	"add.f32 %f1, %f1, %f2;\n"
+	"add.u32 %r2, %r2, 1;\n"
+	"setp.lt.u32 %p2, %r2, BOUND;\n"
+	"@%p2 bra L;\n"
+	"J:\n"
+	"st.global.f32 [%rd5], %f1;\n"
+	"TAIL"
+	"ret;\n}\n";
+
+static char *loop_arm_with(const char *bound, const char *tail)
+{
+	char *s = xstrdup(loop_arm), *at;
+	size_t n = strlen(s) + strlen(bound) + strlen(tail) + 1;
+	char *out = xcalloc(1, n);
+	at = strstr(s, "BOUND");
+	*at = 0;
+	char *rest = strstr(at + 1, "TAIL");
+	*rest = 0;
+	snprintf(out, n, "%s%s%s%s%s", s, bound, at + 5, tail, rest + 4);
+	free(s);
+	return out;
+}
+
+static void test_thread_merge_loop(void)
+{
+	struct tb t;
+	float in[N];
+	for (unsigned i = 0; i < N; i++)
+		in[i] = (float)i;
+	char *ptx = loop_arm_with("4", "");
+	struct dx_launch *L = snippet(&t, ptx, 32);
+	ok(!L->unsup && L->nbundles == 1 && L->findings.len == 0,
+	   "loop in arm: supported, one bundle (%u), no finding (%zu)", L->nbundles, L->findings.len);
+	ok(close_to(final_at(L, 3, 3, in), 3 + 35 + 36 + 37 + 38) && close_to(final_at(L, 20, 20, in), 20),
+	   "loop in arm: threads below 16 add p[i + 32 .. i + 35], the others store p[i]");
+	tb_free(&t);
+	free(ptx);
+
+	/* the pointer the loop advanced is read after the join: the merge is
+	 * taken back and the bundle split, values the same */
+	ptx = loop_arm_with("4", "ld.global.f32 %f3, [%rd7];\nst.global.f32 [%rd5+128], %f3;\n");
+	L = snippet(&t, ptx, 32);
+	ok(!L->unsup && L->nbundles == 2, "loop in arm, pointer live at the join: split (%u bundles)", L->nbundles);
+	ok(close_to(final_at(L, 3, 3, in), 3 + 35 + 36 + 37 + 38) && close_to(final_at(L, 3, 35, in), 3 + 3) &&
+	   close_to(final_at(L, 20, 52, in), 20),
+	   "loop in arm, pointer live at the join: each half reads through its own pointer");
+	tb_free(&t);
+	free(ptx);
+
+	/* a trip count that depends on the thread (k < tid + 1) would split
+	 * inside the arm: taken back to the outer branch, which splits */
+	ptx = loop_arm_with("%r3", "");
+	char *add = strstr(ptx, "mov.u32 %r2, 0;\n");
+	char *p2 = xcalloc(1, strlen(ptx) + 64);
+	memcpy(p2, ptx, (size_t)(add - ptx));
+	strcat(p2, "add.u32 %r3, %r1, 1;\n");
+	strcat(p2, add);
+	L = snippet(&t, p2, 32);
+	ok(!L->unsup && L->nbundles > 2 && L->findings.len == 0,
+	   "loop in arm, trips by thread: split at the outer branch (%u bundles)", L->nbundles);
+	ok(close_to(final_at(L, 0, 0, in), 0 + 32) && close_to(final_at(L, 2, 2, in), 2 + 34 + 35 + 36) &&
+	   close_to(final_at(L, 17, 17, in), 17),
+	   "loop in arm, trips by thread: thread 2 adds three elements, thread 17 none");
+	tb_free(&t);
+	free(ptx);
+	free(p2);
+
+	/* p ? p[i + 32] : 0 on a buffer of the trace: decided, no free pointer */
+	static const char null_test[] = HEAD KERNEL
+		"mov.f32 %f1, 0f00000000;\n"
+		"setp.eq.s64 %p1, %rd1, 0;\n"
+		"@%p1 bra J;\n"
+		"ld.global.f32 %f1, [%rd4+128];\n"
+		"J:\n"
+		"st.global.f32 [%rd5], %f1;\n"
+		"ret;\n}\n";
+	L = snippet(&t, null_test, 32);
+	ok(!L->unsup && L->nbundles == 1 && close_to(final_at(L, 5, 5, in), 37),
+	   "pointer tested against null: a buffer's address is not null (%u bundles)", L->nbundles);
 	tb_free(&t);
 }
 
@@ -714,6 +813,7 @@ int main(void)
 	test_loop_max();
 	test_thread_in_arm();
 	test_thread_merge();
+	test_thread_merge_loop();
 	test_bounds();
 	test_chosen_address();
 	test_refused();
