@@ -28,7 +28,10 @@
  * stores, neither arm sees the other's memory.  Arms may hold branches
  * of their own (a loop over constants, a nested test of the threads,
  * merged in turn); one that would split the bundle, or a branch on data,
- * takes the bundle back to the outer branch, which then splits as any.
+ * takes the bundle back to the outer branch, which then splits as any, as
+ * does an arm that leaves an index, pointer or predicate over the threads
+ * differing at the join (only data merges: a select over threads in an
+ * address or a loop bound is what the prover cannot follow).
  * Arms with branches are merged only where both have threads (an arm
  * with none would run loops for nobody).
  *
@@ -451,7 +454,7 @@ static int refuse(struct dx_launch *L, const struct ptx_instr *in, enum why w, u
 static enum why crooked_at(struct dx_launch *L, unsigned pc)
 {
 	enum dx_op op = (enum dx_op)L->ops[pc];
-	return op == DO_ST || op == DO_OTHER ? W_CROOKED : W_OK;
+	return op == DO_ST || (unsigned)op == DO_STL || op == DO_OTHER ? W_CROOKED : W_OK;
 }
 
 static enum why branch_at(struct dx_launch *L, unsigned pc)
@@ -576,19 +579,15 @@ void dx_thread_arm_undo(struct dx_launch *L, struct dx_bundle *b)
 	L->merge->arms[L->merge->blk[pc]] = ARMS_NO;
 }
 
-/* Whether e holds a pointer (a buffer's or symbol's base, a variable):
- * an address that differs between the arms would make the merged
- * register a select of addresses. */
-static bool has_pointer(const struct expr *e, unsigned depth)
+/* Whether a register merged at a join on threads would select between
+ * values over the threads themselves, not data: an index, a loop bound,
+ * a pointer or a predicate that differs between the arms
+ * (kd_start = in_d < 0 ? ... : 0) would put the select into addresses and
+ * branch conditions, where the prover cannot follow it; the bundle is
+ * better split.  Values of data (a sum the arm added to) merge. */
+static bool index_like(const struct expr *e)
 {
-	if (e->op == EOP_VAR)
-		return true;
-	if (!depth || SORT_KIND(e->sort) != SK_BV || SORT_WIDTH(e->sort) != 64)
-		return false;
-	for (unsigned i = 0; i < e->nargs && i < 4; i++)
-		if (has_pointer(e->args[i], depth - 1))
-			return true;
-	return false;
+	return e && SORT_KIND(e->sort) != SK_REAL && !e_has_data(e);
 }
 
 /* The bundle reached the join of its innermost branch being merged: on
@@ -614,8 +613,7 @@ static int join(struct dx_launch *L, struct dx_bundle *b)
 	if (a->tdom)
 		for (size_t i = 0; i < n; i++) {
 			const struct expr *f = a->saved[i], *t = b->regs[i];
-			if (f != t && ((f && has_pointer(f, 4)) || (t && has_pointer(t, 4))) &&
-			    live_at(L, a->join, i)) {
+			if (f != t && (index_like(f) || index_like(t)) && live_at(L, a->join, i)) {
 				dx_thread_arm_undo(L, b);
 				return 0;
 			}

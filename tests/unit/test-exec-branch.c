@@ -419,6 +419,57 @@ static void test_thread_merge_loop(void)
 	free(ptx);
 	free(p2);
 
+	/* if (tid < 16) { k = tid + 8; } q[i] = p[k]: an index that differs
+	 * between the arms and is read after the join is not merged into a
+	 * select (it would reach the address): split */
+	static const char index_arm[] = HEAD KERNEL
+		"mov.u32 %r2, 0;\n"
+		"setp.ge.u32 %p1, %r1, 16;\n"
+		"@%p1 bra J;\n"
+		"add.u32 %r2, %r1, 8;\n"
+		"J:\n"
+		"mul.wide.u32 %rd6, %r2, 4;\n"
+		"add.s64 %rd7, %rd1, %rd6;\n"
+		"ld.global.f32 %f1, [%rd7];\n"
+		"st.global.f32 [%rd5], %f1;\n"
+		"ret;\n}\n";
+	L = snippet(&t, index_arm, 32);
+	ok(!L->unsup && L->nbundles == 2 && close_to(final_at(L, 3, 3, in), 11) &&
+	   close_to(final_at(L, 20, 20, in), 0),
+	   "index set in an arm, read after the join: split, q[3] = p[11], q[20] = p[0] (%u bundles)",
+	   L->nbundles);
+	tb_free(&t);
+
+	/* valid[n++] = tid in an arm, as level-1 81 lists the valid taps in a
+	 * local array: the count is thread-dependent only per half */
+	static const char local_arm[] = HEAD
+		".visible .entry k(.param .u64 p, .param .u64 q)\n{\n"
+		".local .align 4 .b8 depot[16];\n"
+		".reg .pred %p<8>;\n.reg .b32 %r<16>;\n.reg .f32 %f<16>;\n.reg .b64 %rd<16>;\n.reg .b64 %SPL;\n"
+		"mov.u64 %SPL, depot;\n"
+		"ld.param.u64 %rd1, [p];\nld.param.u64 %rd2, [q];\n"
+		"mov.u32 %r1, %tid.x;\nmul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd5, %rd2, %rd3;\n"
+		"mov.u32 %r2, 0;\n"
+		"setp.ge.u32 %p1, %r1, 16;\n"
+		"@%p1 bra J;\n"
+		"st.local.u32 [%SPL], %r1;\n"
+		"add.u32 %r2, %r2, 1;\n"
+		"J:\n"
+		"setp.eq.u32 %p2, %r2, 0;\n"
+		"@%p2 bra E;\n"
+		"mul.wide.u32 %rd6, %r2, 4;\n"
+		"add.s64 %rd7, %SPL, %rd6;\n"
+		"ld.local.u32 %r3, [%rd7+-4];\n"
+		"cvt.rn.f32.u32 %f1, %r3;\n"
+		"st.global.f32 [%rd5], %f1;\n"
+		"E:\n"
+		"ret;\n}\n";
+	L = snippet(&t, local_arm, 32);
+	ok(!L->unsup && close_to(final_at(L, 3, 3, in), 3) && close_to(final_at(L, 20, 20, in), OLD(20)),
+	   "a local array filled in an arm: valid[0] = 3 at thread 3, thread 20 stores nothing (%s)",
+	   L->unsup ? L->uns.message : "supported");
+	tb_free(&t);
+
 	/* p ? p[i + 32] : 0 on a buffer of the trace: decided, no free pointer */
 	static const char null_test[] = HEAD KERNEL
 		"mov.f32 %f1, 0f00000000;\n"
