@@ -370,14 +370,13 @@ int dx_merge_branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_i
  * 1 when it does, 0 when the branch is not such a one. */
 int dx_merge_thread_branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_instr *in,
                            const struct expr *g, bool both);
-/* Whether b runs an arm of a branch on threads (no split may happen). */
-bool dx_in_thread_arm(const struct dx_bundle *b);
 /* Takes b back to the branch on threads whose arm it runs, which is then
  * split as any (an arm needs a split or branches on data, or leaves an
  * index, pointer or predicate over the threads that differs between the
- * arms and is live at the join).  Arms make no stores, so the registers, domain and
- * pc (the branch, in) are all there is to restore. */
-void dx_thread_arm_undo(struct dx_launch *L, struct dx_bundle *b);
+ * arms and is live at the join): true; false when b runs no arm on
+ * threads (then it may split where it is).  Arms make no stores, so the
+ * registers, domain and pc (the branch, in) are all there is to restore. */
+bool dx_thread_arm_undo(struct dx_launch *L, struct dx_bundle *b);
 /* Called before each instruction of a bundle running arms: at a join,
  * goes on to the taken arm or merges the registers (ite over the branch
  * condition).  0 or -1 (unsupported). */

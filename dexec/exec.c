@@ -212,10 +212,8 @@ static int branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_ins
 		return STEP_STOP;
 	}
 	if (e_has_data(g)) {
-		if (dx_in_thread_arm(b)) {
-			dx_thread_arm_undo(L, b);    /* split at the branch on threads instead */
-			return STEP_NEXT;
-		}
+		if (dx_thread_arm_undo(L, b))
+			return STEP_NEXT;            /* split at the branch on threads instead */
 		return dx_merge_branch(L, b, in, g) < 0 ? STEP_STOP : STEP_NEXT;
 	}
 	if (dx_merge_thread_branch(L, b, in, g, false))
@@ -226,13 +224,9 @@ static int branch(struct dx_launch *L, struct dx_bundle *b, const struct ptx_ins
 	bool sf = dx_sat(L, fall, NULL, NULL) != SMT_UNSAT;
 	if (L->timeout)
 		return STEP_STOP;
-	if (st && sf && dx_merge_thread_branch(L, b, in, g, true))
-		return STEP_NEXT;
-	if (st && sf && dx_in_thread_arm(b)) {
-		dx_thread_arm_undo(L, b);            /* split at the outer branch instead */
-		return STEP_NEXT;
-	}
 	if (st && sf) {
+		if (dx_merge_thread_branch(L, b, in, g, true) || dx_thread_arm_undo(L, b))
+			return STEP_NEXT;        /* merged, or split at the outer branch instead */
 		struct dx_bundle *nb = bundle_new(L, b);
 		if (!nb)
 			return STEP_STOP;
@@ -271,10 +265,8 @@ static int split_address(struct dx_launch *L, struct dx_bundle *b, const struct 
 		const struct expr *c = v->args[0];
 		if (e_has_data(c) || e_has_opaque(c) || e_has_undef(c))
 			return 0;    /* not a set of threads: resolve() says why */
-		if (dx_in_thread_arm(b)) {
-			dx_thread_arm_undo(L, b);    /* split at the branch instead */
-			return 1;
-		}
+		if (dx_thread_arm_undo(L, b))
+			return 1;                    /* split at the branch instead */
 		const struct expr *taken = e_and(L->cx, b->dom, c);
 		const struct expr *fall = e_and(L->cx, b->dom, e_not(L->cx, c));
 		enum smt_result rt = dx_sat(L, taken, NULL, NULL), rf = dx_sat(L, fall, NULL, NULL);

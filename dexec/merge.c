@@ -556,27 +556,20 @@ int dx_merge_thread_branch(struct dx_launch *L, struct dx_bundle *b, const struc
 	return 1;
 }
 
-bool dx_in_thread_arm(const struct dx_bundle *b)
-{
-	for (const struct dx_arm *a = b->arm; a; a = a->up)
-		if (a->tdom)
-			return true;
-	return false;
-}
-
-void dx_thread_arm_undo(struct dx_launch *L, struct dx_bundle *b)
+bool dx_thread_arm_undo(struct dx_launch *L, struct dx_bundle *b)
 {
 	const struct dx_arm *a = b->arm;
 	while (a && !a->tdom)
 		a = a->up;                   /* (a thread arm has no data arm inside) */
 	if (!a)
-		return;
+		return false;
 	unsigned pc = (unsigned)(a->in - L->fn->instrs);
 	memcpy(b->regs, a->regs0, L->fn->nregs * sizeof *b->regs);
 	b->dom = a->tdom;
 	b->pc = pc;
 	b->arm = a->up;
 	L->merge->arms[L->merge->blk[pc]] = ARMS_NO;
+	return true;
 }
 
 /* Whether a register merged at a join on threads would select between
